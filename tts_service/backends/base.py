@@ -1,0 +1,135 @@
+"""The small protocol every speech model implements behind the engine.
+
+Two shapes of model fit it:
+
+* a **unit synthesizer** (hibari): text of one speakable unit in, its whole audio out;
+* a **frame synthesizer** (pocket, dia2): an autoregressive model that keeps a KV cache warm,
+  takes text appended to the running utterance, and is stepped one 80 ms frame at a time.
+
+The engine reads ``capabilities`` to pick the path. Backends are the only modules that may
+import torch or onnxruntime; they never touch asyncio. A backend object is the warm model and
+may be shared by many sessions: everything per session lives in its ``VoiceState``. Calls for
+one ``VoiceState`` never overlap; calls for different states may run on different threads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the engine may rely on."""
+
+    sample_rate: int
+    #: one step yields one 80 ms frame (autoregressive, KV cache kept across injects)
+    frame_native: bool
+    #: text can be appended to an utterance that is already being spoken
+    incremental_text: bool
+    #: ``WordTime`` marks come with the audio
+    word_times: bool
+    #: frames (or tokens) the model can keep in context before it must roll over; None: no limit
+    context_limit: int | None
+    #: the backend reads numbers, currency, times and abbreviations itself
+    own_normalizer: bool
+    #: ``[S1]``/``[S2]`` speaker tags are meaningful to the model and must be passed through
+    speaker_tags: bool
+    #: the speaking rates ``speed`` may take
+    speed_range: tuple[float, float] = (0.5, 2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class WordTime:
+    """A source-text word and its audio span, in samples at the backend's rate, from chunk start."""
+
+    word: str
+    start_sample: int
+    end_sample: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnitAudio:
+    """The whole audio of one unit at ``Capabilities.sample_rate``.
+
+    ``speech_start``/``speech_end`` bound the span the model meant as speech (for hibari, from
+    its phoneme durations); the engine trims outside them. ``words`` is empty when the backend
+    has no word times.
+    """
+
+    samples: npt.NDArray[np.float32]
+    words: tuple[WordTime, ...]
+    speech_start: int
+    speech_end: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FrameStep:
+    """One step of a frame synthesizer: at most one 80 ms frame of audio at the model's rate.
+
+    ``audio`` may be empty while the model waits for text; ``finished`` is True once the model
+    has spoken all text it was given and ``end_text`` was called.
+    """
+
+    audio: npt.NDArray[np.float32]
+    words: tuple[WordTime, ...]
+    finished: bool
+
+
+class VoiceState:
+    """Per-session model state: the voice, and for autoregressive models the KV cache.
+
+    Subclassed by each backend; the engine only passes it back.
+    """
+
+    def __init__(self, voice: str) -> None:
+        self.voice = voice
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend offers."""
+
+    name: str
+    capabilities: Capabilities
+    default_voice: str
+
+    def load(self) -> None:
+        """Load weights and warm up (lexicons, first inference) so the first call is fast."""
+
+    def voices(self) -> tuple[str, ...]:
+        """Names accepted by ``new_voice_state``."""
+
+    def new_voice_state(self, voice: str) -> VoiceState:
+        """A fresh per-session state for ``voice``; raises UnknownVoiceError."""
+
+    def reset_context(self, state: VoiceState) -> None:
+        """Drop the conversation prefix, keep the voice (restore the voice snapshot)."""
+
+
+@runtime_checkable
+class UnitBackend(Backend, Protocol):
+    """A model that synthesizes one unit of text at a time."""
+
+    def synthesize(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
+        """Audio of ``text`` (one speakable unit); raises SynthesisError."""
+
+
+@runtime_checkable
+class FrameBackend(Backend, Protocol):
+    """An autoregressive model stepped one 80 ms frame at a time."""
+
+    def feed_text(self, state: VoiceState, text: str) -> None:
+        """Append text to the utterance being spoken (never restarts it)."""
+
+    def end_text(self, state: VoiceState) -> None:
+        """No more text will come for this utterance: the model may finish."""
+
+    def discard_text(self, state: VoiceState) -> None:
+        """Forget text fed but not yet spoken (an interrupted answer), keep the prefix."""
+
+    def step(self, state: VoiceState) -> FrameStep:
+        """Advance one frame."""
