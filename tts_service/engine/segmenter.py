@@ -1,0 +1,345 @@
+"""Cut a stream of LLM tokens into speakable units: the pieces of text handed to the TTS model.
+
+Tokens ("Hel", "lo", ",", " there") are fed as the language model writes them. The first unit of
+an answer is kept small so the first audio comes fast (a clause, or a few words once a short hold
+expires); later units are whole sentences, for good prosody. Over-long sentences are cut at a
+clause or word boundary, and a tail hold speaks the words already written when the model stalls.
+
+The segmenter is sans-I/O, synchronous and deterministic: text and time (``now_s``, seconds of a
+monotonic clock) come in as arguments and units pile up until ``units_ready()`` drains them. When
+time does not advance, the units depend only on the text, never on how it was split into tokens.
+
+It must never cut inside a word (units are cut only at whitespace), never split "$3.50",
+"Dr. Smith", "e.g.", "10:30", "3.14", a URL or an email address, never emit an empty or
+whitespace-only unit, never hold more than ``max_buffer_chars``, and never read a clock, sleep,
+start a thread or do I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from dataclasses import dataclass
+
+from ..errors import InvalidInputError, TextTooLongError
+
+__all__ = ["ABBREVIATIONS", "Boundary", "Segmenter", "Unit"]
+
+#: Words that end in a period without ending the sentence (compared lower-case, without the period).
+ABBREVIATIONS: frozenset[str] = frozenset(
+    {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
+     "hon", "fr", "vs", "etc"}
+)  # fmt: skip
+SENTENCE_ENDS = ".!?…"
+CLOSERS = "\"”’')]"
+CLAUSE_ENDS = ",;:"
+DASHES = "-–—"
+
+_RUN = re.compile(r"\s+|\S+")
+# The characters str.splitlines() breaks on that are whitespace: each starts a new paragraph.
+_NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# Leading and trailing punctuation around a word ("(Dr", "$3.50", "above)"); dots are kept.
+_EDGE_PUNCT = re.compile(r"^[^\w.]+|[^\w.]+$")
+
+
+class Boundary(enum.Enum):
+    """Why a unit ended (the next pause follows from it)."""
+
+    SENTENCE = "sentence"  # . ! ? … (runs like ?! or ...), then closing quotes/brackets
+    CLAUSE = "clause"  # , ; : or a free-standing dash: cuts the first unit, or an over-long sentence
+    PARAGRAPH = "paragraph"  # a newline
+    HOLD = "hold"  # a hold timer expired: the complete words were spoken without a boundary
+    LENGTH = "length"  # the sentence passed max_unit_chars and was cut at a clause or word boundary
+    FLUSH = "flush"  # flush() spoke what was left
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One speakable unit: text as the tokens spelled it, stripped, never empty."""
+
+    text: str
+    index: int  # 0-based within the turn
+    boundary: Boundary
+
+
+def _is_clause_end(word: str) -> bool:
+    core = word.rstrip(CLOSERS)
+    return bool(core) and core[-1] in CLAUSE_ENDS
+
+
+def _is_sentence_end(word: str, *, at_line_start: bool) -> bool:
+    """Whether ``word`` (followed by whitespace) may end a sentence; the next character decides."""
+    core = word.rstrip(CLOSERS)
+    if not core or core[-1] not in SENTENCE_ENDS:
+        return False
+    stem = core.rstrip(SENTENCE_ENDS)
+    if core[-1] != "." or len(core) - len(stem) > 1:
+        return True  # ! ? … and runs such as "?!" or "..."
+    bare = _EDGE_PUNCT.sub("", stem)
+    if not bare:
+        return True
+    if bare.lower() in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
+        return False  # "Dr.", "etc.", the initial in "J. Smith"
+    if "." in bare and all(part.isalpha() and len(part) <= 2 for part in bare.split(".")):
+        return False  # "e.g.", "U.S.", "a.m.", "Ph.D."; not "$3.50." or "example.com."
+    # "1. " at the start of a line is a markdown list item, not the end of a sentence.
+    return not (at_line_start and stem.isdigit())
+
+
+class Segmenter:
+    """Token stream in, speakable units out; one instance per session, ``reset()`` per turn.
+
+    Call ``feed()`` with each token, ``poll()`` when ``next_deadline_s()`` passes, ``flush()`` when
+    the answer ends, and drain ``units_ready()`` after each of them.
+
+    ``first_unit_hold_s`` and ``first_unit_min_words``: the first unit of an answer is spoken once
+    that many complete words wait and that long has passed since the answer's first feed.
+    ``tail_hold_s``: complete words are spoken once no token has come for that long (``math.inf``
+    disables a hold). ``max_unit_chars``: longer sentences are cut at a clause or a space.
+    ``max_buffer_chars``: ``feed()`` refuses text beyond it.
+    """
+
+    # Positions are character offsets counted from the start of the current answer. The pending
+    # text (not yet in a unit) starts at ``_base`` with a non-space character, or is empty.
+    _chunks: list[str]
+    _pending_len: int
+    _base: int
+    _end: int
+    _cuts: list[tuple[int, bool]]  # (offset of the space after a complete word, is a clause end)
+    _sentence_at: int | None  # a possible sentence end waiting for the next non-space character
+    _after_space: bool
+    _line_start: bool
+    _word: list[str]
+    _word_start: int
+    _word_at_line_start: bool
+    _answer_units: int
+    _first_feed_s: float | None
+    _last_feed_s: float | None
+
+    def __init__(
+        self,
+        *,
+        first_unit_hold_s: float = 0.15,
+        first_unit_min_words: int = 3,
+        tail_hold_s: float = 0.6,
+        max_unit_chars: int = 280,
+        max_buffer_chars: int = 100_000,
+    ) -> None:
+        for name, hold in (("first_unit_hold_s", first_unit_hold_s), ("tail_hold_s", tail_hold_s)):
+            if math.isnan(hold) or hold < 0:
+                raise InvalidInputError(f"{name} must be >= 0 seconds (math.inf disables it), not {hold!r}")
+        for name, count in (
+            ("first_unit_min_words", first_unit_min_words),
+            ("max_unit_chars", max_unit_chars),
+            ("max_buffer_chars", max_buffer_chars),
+        ):
+            if count < 1:
+                raise InvalidInputError(f"{name} must be a positive integer, not {count!r}")
+        self._first_unit_hold_s = first_unit_hold_s
+        self._first_unit_min_words = first_unit_min_words
+        self._tail_hold_s = tail_hold_s
+        self._max_unit_chars = max_unit_chars
+        self._max_buffer_chars = max_buffer_chars
+        self._ready: list[Unit] = []
+        self._next_index = 0
+        self._new_answer()
+
+    # -- public verbs -------------------------------------------------------------------------
+
+    def feed(self, text: str, now_s: float) -> None:
+        """Append ``text``; units may become ready (drain them with ``units_ready()``).
+
+        Raises TextTooLongError, appending nothing, when the buffer would exceed max_buffer_chars.
+        """
+        if not text:
+            return
+        if self._pending_len + len(text) > self._max_buffer_chars:
+            raise TextTooLongError(
+                f"{self._pending_len} buffered characters plus {len(text)} more exceed the limit of "
+                f"{self._max_buffer_chars}"
+            )
+        if self._first_feed_s is None:
+            self._first_feed_s = now_s
+        self._last_feed_s = now_s
+        start = self._end
+        for match in _RUN.finditer(text):
+            run = match.group()
+            if run[0].isspace():
+                self._on_space(run, start + match.start())
+            else:
+                self._on_word_piece(run, start + match.start())
+        self._end = start + len(text)
+        self._fire_holds(now_s)
+
+    def poll(self, now_s: float) -> None:
+        """Let the hold timers fire; call it once ``next_deadline_s()`` has passed."""
+        self._fire_holds(now_s)
+
+    def flush(self) -> None:
+        """The answer ended: what is left becomes units, the last with FLUSH.
+
+        The next feed starts a new answer (first-unit rules apply again); unit indexes keep
+        counting until ``reset()``.
+        """
+        # Everything left is at most one unit: every boundary before it has already been cut, and
+        # an undecided sentence end is followed only by whitespace.
+        if self._chunks:
+            self._cut_all(Boundary.FLUSH)
+        self._new_answer()
+
+    def units_ready(self) -> list[Unit]:
+        """Return the units ready so far, oldest first, and forget them."""
+        ready, self._ready = self._ready, []
+        return ready
+
+    def next_deadline_s(self) -> float | None:
+        """The earliest ``now_s`` at which ``poll()`` could emit a unit by a timer, or None."""
+        deadline = self._hold_deadline_s()
+        return None if deadline is None or math.isinf(deadline) else deadline
+
+    def reset(self) -> None:
+        """Start a new turn: forget the buffer, ready units and timers; indexes restart at 0."""
+        self._ready = []
+        self._next_index = 0
+        self._new_answer()
+
+    @property
+    def buffered_chars(self) -> int:
+        """Characters held and not yet in a unit (leading whitespace is not held)."""
+        return self._pending_len
+
+    @property
+    def units_emitted(self) -> int:
+        """Units made ready this turn, drained or not (the index of the next unit)."""
+        return self._next_index
+
+    # -- scanning -----------------------------------------------------------------------------
+
+    def _new_answer(self) -> None:
+        self._chunks = []
+        self._pending_len = 0
+        self._base = 0
+        self._end = 0
+        self._cuts = []
+        self._sentence_at = None
+        self._after_space = True
+        self._line_start = True
+        self._word = []
+        self._word_start = 0
+        self._word_at_line_start = True
+        self._answer_units = 0
+        self._first_feed_s = None
+        self._last_feed_s = None
+
+    def _append(self, piece: str, at: int) -> None:
+        if not self._chunks:
+            self._base = at
+        self._chunks.append(piece)
+        self._pending_len += len(piece)
+
+    def _on_space(self, run: str, at: int) -> None:
+        # Every decision is taken at one character (the first space after a word, a newline, the
+        # first letter of a word) from the text before it, so token splits cannot change it.
+        newline = _NEWLINE.search(run)
+        if not self._after_space:
+            self._after_space = True
+            self._end_word(at, newline_next=newline is not None and newline.start() == 0)
+        if newline is not None:
+            self._line_start = True
+            if self._chunks:
+                self._cut_all(Boundary.PARAGRAPH)
+        elif self._chunks:
+            self._append(run, at)
+
+    def _on_word_piece(self, piece: str, at: int) -> None:
+        if self._after_space:
+            self._after_space = False
+            if self._sentence_at is not None:
+                if piece[0].islower():
+                    self._sentence_at = None  # "e.g. for", "Hello. world"
+                else:
+                    self._cut_all(Boundary.SENTENCE)
+            self._word_start = at
+            self._word_at_line_start = self._line_start
+            self._line_start = False
+        self._word.append(piece)
+        self._append(piece, at)
+        while self._pending_len > self._max_unit_chars and self._cuts:
+            self._cut_at(self._length_cut(), Boundary.LENGTH)
+
+    def _end_word(self, at: int, *, newline_next: bool) -> None:
+        word = self._word[0] if len(self._word) == 1 else "".join(self._word)
+        self._word = []
+        if newline_next:
+            return  # the newline cuts right here, as PARAGRAPH
+        if self._pending_len > self._max_unit_chars:
+            # No earlier word to cut at: a single word longer than the limit, complete at last.
+            self._cut_all(Boundary.LENGTH)
+            return
+        # A dash that opens the unit is a list bullet ("- item"), not a pause.
+        clause = _is_clause_end(word) or (not word.strip(DASHES) and self._base != self._word_start)
+        if clause and self._answer_units == 0:
+            self._cut_all(Boundary.CLAUSE)
+            return
+        self._cuts.append((at, clause))
+        if _is_sentence_end(word, at_line_start=self._word_at_line_start):
+            self._sentence_at = at
+
+    def _length_cut(self) -> int:
+        # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as
+        # soon as the pending text passes the limit.
+        for at, clause in reversed(self._cuts):
+            if clause:
+                return at
+        return self._cuts[-1][0]
+
+    # -- holds --------------------------------------------------------------------------------
+
+    def _hold_deadline_s(self) -> float | None:
+        if not self._cuts or self._last_feed_s is None:
+            return None
+        deadline = self._last_feed_s + self._tail_hold_s
+        if (
+            self._answer_units == 0
+            and self._first_feed_s is not None
+            and len(self._cuts) >= self._first_unit_min_words
+        ):
+            deadline = min(deadline, self._first_feed_s + self._first_unit_hold_s)
+        return deadline
+
+    def _fire_holds(self, now_s: float) -> None:
+        # Compared as deadlines, not as elapsed times, so poll(next_deadline_s()) always fires.
+        deadline = self._hold_deadline_s()
+        if deadline is not None and now_s >= deadline:
+            self._cut_at(self._cuts[-1][0], Boundary.HOLD)
+
+    # -- cutting ------------------------------------------------------------------------------
+
+    def _cut_all(self, boundary: Boundary) -> None:
+        text = "".join(self._chunks)
+        self._chunks = []
+        self._pending_len = 0
+        self._cuts = []
+        self._sentence_at = None
+        self._emit(text, boundary)
+
+    def _cut_at(self, at: int, boundary: Boundary) -> None:
+        pending = "".join(self._chunks)
+        split = at - self._base
+        rest = pending[split:]
+        kept = rest.lstrip()
+        self._base = at + len(rest) - len(kept)
+        self._chunks = [kept] if kept else []
+        self._pending_len = len(kept)
+        self._cuts = [cut for cut in self._cuts if cut[0] > at]
+        if self._sentence_at is not None and self._sentence_at <= at:
+            self._sentence_at = None
+        self._emit(pending[:split], boundary)
+
+    def _emit(self, text: str, boundary: Boundary) -> None:
+        text = text.strip()
+        if text:
+            self._ready.append(Unit(text, self._next_index, boundary))
+            self._next_index += 1
+            self._answer_units += 1
