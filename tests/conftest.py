@@ -1,0 +1,24 @@
+"""Shared fixtures: one warm hibari backend for the whole test session, and the recognizer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from asr import recognize
+
+from tts_service.backends.hibari import HibariBackend
+
+
+@pytest.fixture(scope="session")
+def hibari_backend() -> HibariBackend:
+    """A loaded HibariBackend shared by every test (loading costs about a second)."""
+    backend = HibariBackend()
+    backend.load()
+    return backend
+
+
+@pytest.fixture(scope="session")
+def recognizer() -> Callable[..., str | None]:
+    """``tests/asr.py``'s ``recognize``: which grammar sentence the audio says, or None."""
+    return recognize
