@@ -1,0 +1,160 @@
+"""Small deterministic backends for engine tests: exact, fast, and easy to reason about.
+
+``ToneBackend`` is a unit synthesizer: each word becomes a tone burst whose length follows the
+word's length, with model-like lead and tail silence and exact word times. ``ToyFrameBackend``
+is an autoregressive-shaped model: it keeps a queue of fed words (its "KV cache" is the count of
+frames it has generated) and emits one 80 ms frame per step. Neither is a mock of hibari: the
+real model is tested in its own files; these let the state machine be tested fast and exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tts_service.backends.base import Capabilities, FrameStep, UnitAudio, VoiceState, WordTime
+from tts_service.errors import SynthesisError, UnknownVoiceError
+
+SR = 24000
+LEAD = 7200  # 0.3 s, like hibari's lead pad
+TAIL = 4800
+SAMPLES_PER_CHAR = 1200  # 50 ms per character
+
+
+def _burst(n: int, freq: float, amp: float) -> np.ndarray:
+    t = np.arange(n, dtype=np.float64) / SR
+    env = np.minimum(1.0, np.minimum(np.arange(n) + 1, n - np.arange(n)) / 240.0)
+    return (amp * env * np.sin(2 * np.pi * freq * t)).astype(np.float32)
+
+
+class ToneBackend:
+    """Unit synthesizer: words to tone bursts with exact word times."""
+
+    name = "tone"
+    capabilities = Capabilities(
+        sample_rate=SR,
+        frame_native=False,
+        incremental_text=False,
+        word_times=True,
+        context_limit=None,
+        own_normalizer=True,
+        speaker_tags=False,
+    )
+    default_voice = "a"
+
+    def __init__(self, *, amp: float = 0.3, fail_on: str | None = None) -> None:
+        self.amp = amp
+        self.fail_on = fail_on
+        self.loaded = False
+        self.calls: list[str] = []
+        self.context_resets = 0
+
+    def load(self) -> None:
+        self.loaded = True
+
+    def voices(self) -> tuple[str, ...]:
+        return ("a", "b")
+
+    def new_voice_state(self, voice: str) -> VoiceState:
+        if voice not in self.voices():
+            raise UnknownVoiceError(f"unknown voice {voice!r}; available: a, b")
+        return VoiceState(voice)
+
+    def reset_context(self, state: VoiceState) -> None:
+        self.context_resets += 1
+
+    def synthesize(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
+        self.calls.append(text)
+        if self.fail_on is not None and self.fail_on in text:
+            raise SynthesisError(f"cannot say {self.fail_on!r}")
+        words = text.split()
+        parts = [np.zeros(LEAD, np.float32)]
+        times = []
+        pos = LEAD
+        base = 220.0 if state.voice == "a" else 330.0
+        for i, w in enumerate(words):
+            n = int(len(w) * SAMPLES_PER_CHAR / speed)
+            parts.append(_burst(n, base + 20 * (i % 5), self.amp))
+            times.append(WordTime(w, pos, pos + n))
+            pos += n
+            gap = 600
+            parts.append(np.zeros(gap, np.float32))
+            pos += gap
+        parts.append(np.zeros(TAIL, np.float32))
+        audio = np.concatenate(parts)
+        return UnitAudio(audio, tuple(times), speech_start=LEAD, speech_end=pos)
+
+
+class ToyFrameState(VoiceState):
+    def __init__(self, voice: str) -> None:
+        super().__init__(voice)
+        self.queue: list[str] = []
+        self.current: tuple[str, int] | None = None  # word, frames left
+        self.ended = False
+        self.kv_frames = 0  # frames generated since the last reset: the "KV cache offset"
+        self.phase = 0.0
+
+
+class ToyFrameBackend:
+    """Frame synthesizer: one 80 ms frame per step; each word lasts max(1, len // 3) frames."""
+
+    name = "toyframe"
+    capabilities = Capabilities(
+        sample_rate=SR,
+        frame_native=True,
+        incremental_text=True,
+        word_times=True,
+        context_limit=10_000,
+        own_normalizer=False,
+        speaker_tags=True,
+    )
+    default_voice = "a"
+    FRAME = 1920
+
+    def load(self) -> None:
+        pass
+
+    def voices(self) -> tuple[str, ...]:
+        return ("a",)
+
+    def new_voice_state(self, voice: str) -> VoiceState:
+        if voice != "a":
+            raise UnknownVoiceError(voice)
+        return ToyFrameState(voice)
+
+    def reset_context(self, state: VoiceState) -> None:
+        assert isinstance(state, ToyFrameState)
+        state.kv_frames = 0
+
+    def feed_text(self, state: VoiceState, text: str) -> None:
+        assert isinstance(state, ToyFrameState)
+        state.queue.extend(text.split())
+        state.ended = False
+
+    def end_text(self, state: VoiceState) -> None:
+        assert isinstance(state, ToyFrameState)
+        state.ended = True
+
+    def discard_text(self, state: VoiceState) -> None:
+        assert isinstance(state, ToyFrameState)
+        state.queue.clear()
+        state.current = None
+        state.ended = False
+
+    def step(self, state: VoiceState) -> FrameStep:
+        assert isinstance(state, ToyFrameState)
+        words: tuple[WordTime, ...] = ()
+        if state.current is None:
+            if not state.queue:
+                return FrameStep(np.zeros(0, np.float32), (), finished=state.ended)
+            w = state.queue.pop(0)
+            frames = max(1, len(w) // 3)
+            state.current = (w, frames)
+            words = (WordTime(w, 0, frames * self.FRAME),)
+        w, left = state.current
+        t = (np.arange(self.FRAME) + state.phase) / SR
+        state.phase += self.FRAME
+        audio = (0.2 * np.sin(2 * np.pi * 200.0 * t)).astype(np.float32)
+        state.current = None if left == 1 else (w, left - 1)
+        state.kv_frames += 1
+        finished = state.current is None and not state.queue and state.ended
+        return FrameStep(audio, words, finished=finished)

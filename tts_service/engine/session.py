@@ -1,0 +1,609 @@
+"""The engine session: the verbs of a voice call over one warm model, as a sans-I/O state machine.
+
+    session = EngineSession(backend, SessionConfig(sample_rate=8000))
+    session.start("Hello")          # verbs are cheap: they never run the model
+    session.inject(" there, how")   # LLM tokens, as they arrive
+    while (job := session.next_job()) is not None:
+        session.complete(job.run())  # model compute: inline here, on a worker in the runtime
+    for out in session.drain():      # Frames (exactly 80 ms) and events, in order
+        ...
+
+Verbs and states (``SessionState``)::
+
+    verb      IDLE            SPEAKING         FLUSHING         PAUSED                    CLOSED
+    start     -> SPEAKING     InvalidState     InvalidState     discard rest -> SPEAKING  SessionClosed
+    inject    new turn        append           InvalidState     discard rest -> SPEAKING  SessionClosed
+    flush     no-op           -> FLUSHING      no-op            flush after resume        SessionClosed
+    pause     no-op           -> PAUSED        -> PAUSED        no-op                     SessionClosed
+    resume    no-op           no-op            no-op            -> SPEAKING/FLUSHING      SessionClosed
+    reset     -> IDLE         -> IDLE          -> IDLE          -> IDLE                   SessionClosed
+    close     -> CLOSED       -> CLOSED        -> CLOSED        -> CLOSED                 no-op
+
+A FLUSHING turn returns to IDLE by itself once its last frame is handed out (``Done``).
+``start`` and ``inject`` keep the conversation prefix; only ``reset`` drops it.
+
+After calling a verb you must call ``next_job()`` / ``complete()`` until no job is left, and
+``next_output()`` or ``drain()`` to collect frames and events; ``next_deadline_s()`` says when
+a hold timer next needs ``next_job()`` called even if nothing else happened.
+
+Never imports asyncio, sockets, torch or onnxruntime; never runs the model inside a verb.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections import deque
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..backends.base import Backend, FrameBackend, UnitBackend, VoiceState, WordTime
+from ..errors import (
+    InvalidInputError,
+    InvalidSpeedError,
+    InvalidStateError,
+    SessionClosedError,
+    TextTooLongError,
+)
+from .clock import Clock, monotonic
+from .conditioner import JoinPolicy, UnitConditioner
+from .jobs import FrameJob, Job, JobResult, UnitJob
+from .resample import StreamResampler
+from .segmenter import Segmenter, Unit
+from .spoken import to_spoken_form
+from .textclean import clean_for_speech, has_speakable, sanitize
+from .timeline import Timeline
+from .types import (
+    Done,
+    ErrorEvent,
+    Event,
+    Output,
+    Paused,
+    Reset,
+    Resumed,
+    SampleFormat,
+    check_sample_rate,
+)
+
+log = logging.getLogger("warmline.engine")
+
+
+class SessionState(enum.Enum):
+    """Where a session is in its call."""
+
+    IDLE = "idle"
+    SPEAKING = "speaking"
+    FLUSHING = "flushing"
+    PAUSED = "paused"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionConfig:
+    """Per-session settings; ``voice`` None means the backend's default."""
+
+    voice: str | None = None
+    sample_rate: int = 24000
+    sample_format: SampleFormat = SampleFormat.PCM16
+    speed: float = 1.0
+    #: fixes the model's noise so the same text gives the same samples
+    seed: int | None = None
+    first_unit_hold_s: float = 0.15
+    tail_hold_s: float = 0.6
+    #: the bounded text buffer: text accepted but not yet spoken
+    max_text_chars: int = 100_000
+    #: unit backends: synthesize the next unit once less than this much audio is pending
+    refill_below_ms: int = 1200
+    #: frame backends: step at most this many frames ahead of the listener
+    lookahead_frames: int = 3
+    pause_fade_ms: float = 10.0
+
+
+class EngineSession:
+    """One call's speech stream over a shared, warm backend. Not thread-safe: one owner."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        config: SessionConfig | None = None,
+        *,
+        clock: Clock = monotonic,
+        voice_state: VoiceState | None = None,
+        join_policy: JoinPolicy | None = None,
+    ) -> None:
+        config = config or SessionConfig()
+        self._backend = backend
+        self._caps = backend.capabilities
+        self._clock = clock
+        self._check_config(config)
+        self._config = config
+        voice = config.voice or backend.default_voice
+        self._voice_state = voice_state if voice_state is not None else backend.new_voice_state(voice)
+        self._conditioner = UnitConditioner(self._caps.sample_rate, join_policy)
+        self._resampler = StreamResampler(self._caps.sample_rate, config.sample_rate)
+        self._segmenter = self._new_segmenter()
+        self._state = SessionState.IDLE
+        self._resume_to = SessionState.SPEAKING
+        self._flush_on_resume = False
+        self._turn_id = 0
+        self._timeline = Timeline(0, config.sample_rate, config.sample_format, fade_ms=config.pause_fade_ms)
+        self._units: deque[Unit] = deque()
+        self._outbox: deque[Output] = deque()
+        self._epoch = 0
+        self._in_flight: Job | None = None
+        self._units_synthesized = 0
+        self._last_pad = 0
+        self._context_reset_pending = False
+        # frame backends
+        self._feed: list[str] = []
+        self._discard_pending = False
+        self._model_waiting = False
+        self._model_finished = False
+        self._end_text_sent = False
+        self._frame_in_total = 0
+        self._stream_origin = 0
+
+    # -- properties ---------------------------------------------------------------------------
+
+    @property
+    def state(self) -> SessionState:
+        return self._state
+
+    @property
+    def config(self) -> SessionConfig:
+        return self._config
+
+    @property
+    def backend(self) -> Backend:
+        return self._backend
+
+    @property
+    def turn_id(self) -> int:
+        return self._turn_id
+
+    @property
+    def sample_rate(self) -> int:
+        return self._config.sample_rate
+
+    @property
+    def pending_samples(self) -> int:
+        """Audio made and not yet handed out, in output samples."""
+        return self._timeline.pending_samples
+
+    @property
+    def held_chars(self) -> int:
+        """Text accepted and not yet handed to the model (the bounded text buffer)."""
+        return (
+            self._segmenter.buffered_chars
+            + sum(len(u.text) for u in self._units)
+            + sum(len(t) for t in self._feed)
+        )
+
+    @property
+    def epoch(self) -> int:
+        """Bumped whenever pending work is discarded; jobs from an older epoch are dropped."""
+        return self._epoch
+
+    @property
+    def job_in_flight(self) -> bool:
+        return self._in_flight is not None
+
+    @property
+    def timeline(self) -> Timeline:
+        """The current turn's timeline (read-only use: unit spans, spoken words)."""
+        return self._timeline
+
+    @property
+    def spoken_text(self) -> str:
+        """The words of the current (or last) turn whose audio has been handed out."""
+        return self._timeline.spoken_text
+
+    def _set_state(self, new: SessionState) -> None:
+        if new is not self._state:
+            log.debug("session turn %d: %s -> %s", self._turn_id, self._state.value, new.value)
+            self._state = new
+
+    # -- configuration ------------------------------------------------------------------------
+
+    def _check_config(self, config: SessionConfig) -> None:
+        check_sample_rate(config.sample_rate)
+        if not isinstance(config.sample_format, SampleFormat):
+            raise InvalidInputError("sample_format must be a SampleFormat (use SampleFormat.parse)")
+        lo, hi = self._caps.speed_range
+        if not isinstance(config.speed, int | float) or not lo <= float(config.speed) <= hi:
+            raise InvalidSpeedError(f"speed {config.speed!r} is outside {lo}..{hi}")
+        if config.max_text_chars < 1 or config.lookahead_frames < 1:
+            raise InvalidInputError("max_text_chars and lookahead_frames must be positive")
+
+    def _new_segmenter(self) -> Segmenter:
+        c = self._config
+        return Segmenter(
+            first_unit_hold_s=c.first_unit_hold_s,
+            tail_hold_s=c.tail_hold_s,
+            max_buffer_chars=c.max_text_chars,
+        )
+
+    def configure(
+        self,
+        *,
+        voice: str | None = None,
+        speed: float | None = None,
+        sample_rate: int | None = None,
+        sample_format: SampleFormat | str | None = None,
+        voice_state: VoiceState | None = None,
+    ) -> None:
+        """Change settings between turns (state IDLE); all are checked before any is applied."""
+        self._check_open()
+        if self._state is not SessionState.IDLE:
+            raise InvalidStateError(f"configure() needs an idle session, not {self._state.value}")
+        new = self._config
+        if speed is not None:
+            new = replace(new, speed=speed)
+        if sample_rate is not None:
+            new = replace(new, sample_rate=sample_rate)
+        if sample_format is not None:
+            new = replace(new, sample_format=SampleFormat.parse(sample_format))
+        if voice is not None:
+            new = replace(new, voice=voice)
+        self._check_config(new)
+        if voice_state is None and voice is not None and voice != (self._config.voice or ""):
+            voice_state = self._backend.new_voice_state(voice)
+        if voice_state is not None:
+            self._voice_state = voice_state
+        self._config = new
+        self._resampler = StreamResampler(self._caps.sample_rate, new.sample_rate)
+
+    # -- verbs --------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._state is SessionState.CLOSED:
+            raise SessionClosedError("the session is closed")
+
+    def _prepare_text(self, text: str, *, appending: bool) -> str:
+        if not isinstance(text, str):
+            raise InvalidInputError(f"text must be a str, not {type(text).__name__}")
+        clean = sanitize(text)
+        held = self.held_chars if appending else 0
+        if held + len(clean) > self._config.max_text_chars:
+            raise TextTooLongError(
+                f"{held + len(clean)} characters would be waiting to be spoken; the limit is "
+                f"{self._config.max_text_chars} (inject text as it is generated, or raise max_text_chars)"
+            )
+        return clean
+
+    def start(self, text: str = "") -> None:
+        """Begin a new turn with ``text`` (may be empty); speaks as soon as a unit is ready.
+
+        From PAUSED, the paused remainder is discarded first. Raises InvalidStateError while a
+        turn is running: ``pause()`` it, or wait for ``Done``.
+        """
+        self._check_open()
+        if self._state in (SessionState.SPEAKING, SessionState.FLUSHING):
+            raise InvalidStateError("a turn is already running: pause() it or wait for done before start()")
+        clean = self._prepare_text(text, appending=False)
+        self._begin_turn()
+        self._feed_text(clean)
+
+    def inject(self, text: str) -> None:
+        """Append LLM text (any token split) to the running turn; never restarts it.
+
+        In IDLE this begins a new turn (the prefix is kept); in PAUSED the paused remainder is
+        discarded and the turn continues with ``text``. Raises InvalidStateError after flush().
+        """
+        self._check_open()
+        if self._state is SessionState.FLUSHING:
+            raise InvalidStateError("the turn was flushed: wait for done, or pause() before injecting")
+        appending = self._state is SessionState.SPEAKING
+        clean = self._prepare_text(text, appending=appending)
+        if self._state is SessionState.IDLE:
+            self._begin_turn()
+        elif self._state is SessionState.PAUSED:
+            self._discard_remainder()
+            self._set_state(SessionState.SPEAKING)
+        self._feed_text(clean)
+
+    def flush(self) -> None:
+        """The answer is complete: speak what is held back, then emit ``Done``."""
+        self._check_open()
+        if self._state is SessionState.SPEAKING:
+            self._segmenter.flush()
+            self._take_units()
+            self._set_state(SessionState.FLUSHING)
+        elif self._state is SessionState.PAUSED:
+            self._segmenter.flush()
+            self._take_units()
+            self._flush_on_resume = True
+
+    def pause(self) -> None:
+        """Barge-in: at most one more frame (a short fade), then nothing until resume.
+
+        Emits the fade frame (if audio was pending) and ``Paused`` with the words heard.
+        """
+        self._check_open()
+        if self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
+            return
+        self._resume_to = self._state
+        fade = self._timeline.pop_fade_frame()
+        if fade is not None:
+            self._outbox.append(fade)
+        self._outbox.append(
+            Paused(
+                turn_id=self._turn_id,
+                spoken=self._timeline.spoken_text,
+                num_samples=self._timeline.emitted_samples,
+                words=self._timeline.spoken_words,
+            )
+        )
+        self._set_state(SessionState.PAUSED)
+
+    def resume(self) -> None:
+        """A false barge-in: continue the paused remainder from the next frame."""
+        self._check_open()
+        if self._state is not SessionState.PAUSED:
+            return
+        self._timeline.fade_in_remainder()
+        target = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
+        self._flush_on_resume = False
+        self._outbox.append(Resumed(self._turn_id))
+        self._set_state(target)
+
+    def reset(self) -> None:
+        """The bot's turn is over: drop the prefix and anything unspoken; model and voice stay warm."""
+        self._check_open()
+        self._drop_work()
+        self._timeline.discard_pending()
+        self._context_reset_pending = True
+        self._units_synthesized = 0
+        self._flush_on_resume = False
+        self._outbox.append(Reset(self._turn_id))
+        self._set_state(SessionState.IDLE)
+
+    def close(self) -> None:
+        """Release everything; every later verb raises SessionClosedError."""
+        if self._state is SessionState.CLOSED:
+            return
+        self._drop_work()
+        self._timeline.discard_pending()
+        self._outbox.clear()
+        self._set_state(SessionState.CLOSED)
+
+    # -- turn bookkeeping ---------------------------------------------------------------------
+
+    def _begin_turn(self) -> None:
+        if self._state is SessionState.PAUSED:
+            self._discard_remainder()
+        self._turn_id += 1
+        c = self._config
+        self._timeline = Timeline(self._turn_id, c.sample_rate, c.sample_format, fade_ms=c.pause_fade_ms)
+        self._conditioner.new_turn()
+        self._segmenter.reset()
+        self._resampler.reset()
+        self._units.clear()
+        self._feed.clear()
+        self._last_pad = 0
+        self._model_waiting = False
+        self._model_finished = False
+        self._end_text_sent = False
+        self._frame_in_total = 0
+        self._stream_origin = 0
+        self._flush_on_resume = False
+        self._set_state(SessionState.SPEAKING)
+
+    def _drop_work(self) -> None:
+        """Forget text and in-flight results; the prefix itself is the caller's business."""
+        self._epoch += 1
+        self._in_flight = None
+        self._segmenter.reset()
+        self._units.clear()
+        self._feed.clear()
+        self._resampler.reset()
+        self._frame_in_total = 0
+        if self._caps.frame_native:
+            self._discard_pending = True
+
+    def _discard_remainder(self) -> None:
+        """An interrupted answer is obsolete: drop what was not heard, keep the prefix and turn."""
+        self._drop_work()
+        self._timeline.discard_pending()
+        self._stream_origin = self._timeline.content_end
+        self._conditioner.restart_joins()
+        self._last_pad = 0
+        self._model_waiting = False
+        self._model_finished = False
+        self._end_text_sent = False
+        self._flush_on_resume = False
+
+    def _feed_text(self, text: str) -> None:
+        if text:
+            self._segmenter.feed(text, self._clock())
+            self._take_units()
+
+    def _take_units(self) -> None:
+        for unit in self._segmenter.units_ready():
+            spoken = clean_for_speech(unit.text, keep_speaker_tags=self._caps.speaker_tags)
+            if not has_speakable(spoken):
+                continue
+            if not self._caps.own_normalizer:
+                spoken = to_spoken_form(spoken)
+            unit = replace(unit, text=spoken)
+            if self._caps.frame_native:
+                self._feed.append(spoken)
+                self._model_waiting = False
+            else:
+                self._units.append(unit)
+
+    # -- compute ------------------------------------------------------------------------------
+
+    def next_deadline_s(self) -> float | None:
+        """When a hold timer fires (clock seconds), if one is armed."""
+        if self._state is not SessionState.SPEAKING:
+            return None
+        return self._segmenter.next_deadline_s()
+
+    def next_job(self) -> Job | None:
+        """The next piece of model compute this session wants now, or None.
+
+        Run it (any thread), then pass its result to ``complete()``. At most one job is out at
+        a time; none is handed out while paused or further ahead than the look-ahead allows.
+        """
+        if self._in_flight is not None or self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
+            return None
+        if self._state is SessionState.SPEAKING:
+            self._segmenter.poll(self._clock())
+            self._take_units()
+        job = self._next_frame_job() if self._caps.frame_native else self._next_unit_job()
+        if job is not None:
+            self._in_flight = job
+            self._context_reset_pending = False
+        return job
+
+    def _next_unit_job(self) -> UnitJob | None:
+        if not self._units:
+            return None
+        refill = self._config.refill_below_ms * self._config.sample_rate // 1000
+        if self._timeline.pending_samples >= refill:
+            return None
+        unit = self._units.popleft()
+        seed = None if self._config.seed is None else self._config.seed + self._units_synthesized
+        self._units_synthesized += 1
+        assert isinstance(self._backend, UnitBackend)
+        return UnitJob(
+            epoch=self._epoch,
+            turn_id=self._turn_id,
+            backend=self._backend,
+            voice_state=self._voice_state,
+            text=unit.text,
+            boundary=unit.boundary,
+            speed=float(self._config.speed),
+            seed=seed,
+            reset_context=self._context_reset_pending,
+        )
+
+    def _next_frame_job(self) -> FrameJob | None:
+        if self._model_finished:
+            return None
+        steps = self._config.lookahead_frames - self._timeline.pending_frames
+        end_text = self._state is SessionState.FLUSHING and not self._end_text_sent
+        if steps <= 0 or (self._model_waiting and not self._feed and not end_text):
+            return None
+        assert isinstance(self._backend, FrameBackend)
+        job = FrameJob(
+            epoch=self._epoch,
+            turn_id=self._turn_id,
+            backend=self._backend,
+            voice_state=self._voice_state,
+            feed=tuple(self._feed),
+            end_text=end_text,
+            steps=steps,
+            discard_first=self._discard_pending,
+            reset_context=self._context_reset_pending,
+        )
+        self._feed.clear()
+        self._discard_pending = False
+        self._model_waiting = False
+        self._end_text_sent = self._end_text_sent or end_text
+        return job
+
+    def complete(self, result: JobResult) -> None:
+        """Take a finished job's output; a result from before a discard or reset is dropped."""
+        if self._in_flight is result.job:
+            self._in_flight = None
+        if self._state is SessionState.CLOSED or result.job.epoch != self._epoch:
+            return
+        if result.error is not None:
+            log.warning("turn %d: %s", self._turn_id, result.error)
+            self._outbox.append(ErrorEvent(self._turn_id, result.error.code, str(result.error)))
+        if isinstance(result.job, UnitJob):
+            if result.unit_audio is not None:
+                self._append_unit(result.job, result)
+        else:
+            self._append_steps(result)
+
+    def _append_unit(self, job: UnitJob, result: JobResult) -> None:
+        assert result.unit_audio is not None
+        shaped = self._conditioner.shape(result.unit_audio, job.boundary)
+        if len(shaped.samples) == 0:
+            return
+        rs = self._resampler
+        gap = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
+        self._timeline.append_silence(gap)
+        audio = rs.finish(shaped.samples)
+        words = [
+            WordTime(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
+            for w in (shaped.words or self._estimate_words(job.text, len(shaped.samples)))
+        ]
+        start = self._timeline.content_end
+        self._timeline.append(audio, words)
+        self._timeline.unit_spans.append((start, self._timeline.content_end))
+        # Units end on a frame edge so all of a unit's audio can go out before the next arrives.
+        self._last_pad = self._timeline.pad_to_frame()
+
+    @staticmethod
+    def _estimate_words(text: str, num_samples: int) -> list[WordTime]:
+        """Word spans for backends without word times: proportional to word length."""
+        words = text.split()
+        weights = np.array([len(w) + 1 for w in words], dtype=np.float64)
+        if len(words) == 0:
+            return []
+        edges = np.concatenate([[0.0], np.cumsum(weights)]) / weights.sum() * num_samples
+        return [WordTime(w, int(edges[i]), int(edges[i + 1])) for i, w in enumerate(words)]
+
+    def _append_steps(self, result: JobResult) -> None:
+        rs = self._resampler
+        for step in result.frame_steps:
+            base = self._frame_in_total
+            self._frame_in_total += len(step.audio)
+            out = rs.process(step.audio)
+            # Marks map by input position (soxr keeps positions linear; it only holds back a
+            # filter tail), then are rebased on the chunk being appended.
+            rebase = self._stream_origin - self._timeline.content_end
+            marks = [
+                WordTime(
+                    w.word,
+                    rebase + rs.to_output_position(base + w.start_sample),
+                    rebase + rs.to_output_position(base + w.end_sample),
+                )
+                for w in step.words
+            ]
+            self._timeline.append(out, marks)
+            if len(step.audio) == 0 and not step.finished:
+                self._model_waiting = True
+            if step.finished:
+                self._model_finished = True
+                self._timeline.append(rs.finish())
+        if result.error is not None:
+            self._model_waiting = True
+
+    # -- output -------------------------------------------------------------------------------
+
+    def _turn_complete(self) -> bool:
+        if self._in_flight is not None or self._units or self._segmenter.buffered_chars:
+            return False
+        if self._caps.frame_native:
+            return self._model_finished or (self._end_text_sent and self._model_waiting)
+        return True
+
+    def next_output(self) -> Output | None:
+        """The next frame or event, in order, or None when nothing is ready yet."""
+        if self._outbox:
+            return self._outbox.popleft()
+        if self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
+            return None
+        frame = self._timeline.pop_frame()
+        if frame is not None:
+            return frame
+        if self._state is SessionState.FLUSHING and self._turn_complete():
+            tail = self._timeline.pop_frame(allow_partial=True)
+            if tail is not None:
+                return tail
+            self._set_state(SessionState.IDLE)
+            return Done(self._turn_id, self._timeline.emitted_samples)
+        return None
+
+    def drain(self) -> list[Output]:
+        """Every frame and event ready now, in order."""
+        out: list[Output] = []
+        while (item := self.next_output()) is not None:
+            out.append(item)
+        return out
