@@ -1,0 +1,212 @@
+"""The ``warmline`` command line: ``speak`` (text to a WAV, streamed) and ``bench``.
+
+``speak`` drives the sans-I/O engine directly, with no event loop: it is also the shortest
+example of using the engine alone. Errors a user can cause print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import logging
+import os
+import select
+import sys
+import time
+import wave
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .backends import available_backends, create_backend
+from .engine.session import EngineSession, SessionConfig
+from .engine.types import SUPPORTED_SAMPLE_RATES, Done, ErrorEvent, Frame, Output, SampleFormat
+from .errors import WarmlineError
+
+#: text handed to the engine at once when a whole file or stdin is spoken
+_CHUNK_CHARS = 2048
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Frames collected by ``speak`` and the times that matter to a listener."""
+
+    t_first_text: float | None = None
+    t_first_frame: float | None = None
+    pcm: list[bytes] = field(default_factory=list)
+    samples: int = 0
+    errors: list[str] = field(default_factory=list)
+    done: bool = False
+
+    def take(self, outputs: Sequence[Output]) -> None:
+        for out in outputs:
+            if isinstance(out, Frame):
+                if self.t_first_frame is None:
+                    self.t_first_frame = time.perf_counter()
+                self.pcm.append(out.pcm16_bytes())
+                self.samples += out.num_samples
+            elif isinstance(out, ErrorEvent):
+                self.errors.append(f"{out.code}: {out.message}")
+            elif isinstance(out, Done):
+                self.done = True
+
+
+def _run_jobs(session: EngineSession, cap: _Capture) -> float:
+    """Run every job the session wants now; returns the compute seconds spent."""
+    spent = 0.0
+    while True:
+        cap.take(session.drain())
+        job = session.next_job()
+        if job is None:
+            return spent
+        t0 = time.perf_counter()
+        result = job.run()
+        spent += time.perf_counter() - t0
+        session.complete(result)
+
+
+def _feed_text(session: EngineSession, cap: _Capture, text: str) -> float:
+    """Inject a whole text in pieces, speaking as it goes so the text buffer stays bounded."""
+    spent = 0.0
+    for i in range(0, len(text), _CHUNK_CHARS):
+        if cap.t_first_text is None:
+            cap.t_first_text = time.perf_counter()
+        session.inject(text[i : i + _CHUNK_CHARS])
+        spent += _run_jobs(session, cap)
+    return spent
+
+
+def _feed_stream(session: EngineSession, cap: _Capture, fd: int) -> float:
+    """Inject stdin chunk by chunk as it arrives (``--tokens``), honouring hold timers."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    spent = 0.0
+    while True:
+        due = session.next_deadline_s()
+        timeout = None if due is None else max(0.0, due - time.monotonic())
+        readable, _, _ = select.select([fd], [], [], timeout)
+        if not readable:
+            spent += _run_jobs(session, cap)
+            continue
+        data = os.read(fd, 64)
+        text = decoder.decode(data, final=not data)
+        if text:
+            if cap.t_first_text is None:
+                cap.t_first_text = time.perf_counter()
+            session.inject(text)
+        spent += _run_jobs(session, cap)
+        if not data:
+            return spent
+
+
+def _write_wav(path: str, pcm: list[bytes], sample_rate: int) -> None:
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sample_rate)
+        w.writeframes(b"".join(pcm))
+
+
+def cmd_speak(args: argparse.Namespace) -> int:
+    t_load = time.perf_counter()
+    backend = create_backend(args.backend)
+    backend.load()
+    load_s = time.perf_counter() - t_load
+    config = SessionConfig(
+        voice=args.voice,
+        sample_rate=args.sample_rate,
+        sample_format=SampleFormat.PCM16,
+        speed=args.speed,
+        seed=args.seed,
+    )
+    session = EngineSession(backend, config)
+    cap = _Capture()
+    t0 = time.perf_counter()
+    if args.text is not None:
+        spent = _feed_text(session, cap, args.text)
+    elif args.tokens:
+        spent = _feed_stream(session, cap, sys.stdin.fileno())
+    else:
+        spent = _feed_text(session, cap, sys.stdin.read())
+    session.flush()
+    spent += _run_jobs(session, cap)
+    wall_s = time.perf_counter() - t0
+    session.close()
+    _write_wav(args.output, cap.pcm, args.sample_rate)
+
+    audio_s = cap.samples / args.sample_rate
+    first = (
+        "n/a (nothing speakable)"
+        if cap.t_first_frame is None or cap.t_first_text is None
+        else f"{(cap.t_first_frame - cap.t_first_text) * 1000:.1f} ms"
+    )
+    rtf = spent / audio_s if audio_s else 0.0
+    print(f"wrote {args.output}: {audio_s:.2f} s of audio at {args.sample_rate} Hz ({len(cap.pcm)} frames)")
+    print(f"model load {load_s * 1000:.0f} ms; time to first frame {first}")
+    print(
+        f"real-time factor {rtf:.4f} (compute {spent * 1000:.0f} ms for {audio_s:.2f} s; "
+        f"{(1 / rtf if rtf else float('inf')):.0f}x real time); wall {wall_s * 1000:.0f} ms"
+    )
+    for err in cap.errors:
+        print(f"warning: {err}", file=sys.stderr)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .benchmark import run_benchmark  # heavy imports only when benchmarking
+
+    return run_benchmark(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="warmline", description="Persistent-state streaming TTS for voice calls."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log engine state transitions")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    speak = sub.add_parser("speak", help="speak text (argument or stdin) into a WAV file, streamed")
+    speak.add_argument("text", nargs="?", help="text to speak; read from stdin when absent")
+    speak.add_argument("-o", "--output", default="out.wav", help="WAV file to write (default out.wav)")
+    speak.add_argument("--voice", default=None, help="voice name (default: the backend's, 'heart')")
+    speak.add_argument(
+        "--sample-rate",
+        type=int,
+        default=24000,
+        choices=SUPPORTED_SAMPLE_RATES,
+        help="output sample rate in Hz (default 24000)",
+    )
+    speak.add_argument("--speed", type=float, default=1.0, help="speaking rate, 0.5..2.0 (default 1.0)")
+    speak.add_argument("--seed", type=int, default=None, help="fix the model's noise for identical output")
+    speak.add_argument(
+        "--tokens",
+        action="store_true",
+        help="inject stdin chunk by chunk as it arrives (pipe an LLM into it to hear streaming)",
+    )
+    speak.add_argument("--backend", default="hibari", choices=available_backends(), help="model backend")
+    speak.set_defaults(func=cmd_speak)
+
+    bench = sub.add_parser("bench", help="measure latency, real-time factor, capacity, joins; write JSON")
+    bench.add_argument("--out", default="bench-out", help="folder for the JSON and PNG (default bench-out)")
+    bench.add_argument("--duration", type=float, default=60.0, help="seconds of the capacity run (default 60)")
+    bench.add_argument("--sessions", type=int, default=100, help="concurrent sessions to try (default 100)")
+    bench.add_argument("--quick", action="store_true", help="short run for a smoke test (5 s, few sessions)")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING, format="%(name)s: %(message)s"
+    )
+    try:
+        return int(args.func(args))
+    except WarmlineError as exc:
+        print(f"warmline: error ({exc.code}): {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("warmline: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,362 @@
+"""The only bridge between the synchronous engine and asyncio.
+
+    async with EngineRuntime(create_backend("hibari")) as runtime:
+        async with await runtime.open_session(SessionConfig(sample_rate=8000)) as call:
+            call.inject("Hello there, ")
+            call.flush()
+            async for out in call:          # Frames and events, in order, until closed
+                ...
+
+One warm backend serves every session. Model compute never runs on the event loop: sessions
+hand out jobs (see ``tts_service.engine.jobs``), worker threads run them in earliest-deadline-
+first order, and results come back to the loop with ``call_soon_threadsafe``. A session's
+deadline is the moment its listener would run out of audio (now, before its first frame), so a
+call about to starve goes before a call with seconds buffered. Look-ahead is bounded by the
+session config (``refill_below_ms``, ``lookahead_frames``): a consumer that stops reading stops
+the compute for its session, and pause costs nothing.
+
+Threads are owned by the runtime: started in ``start()``, stopped and joined in ``aclose()``.
+Verbs on ``RuntimeSession`` are plain methods for the event loop thread only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import queue
+import threading
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from types import TracebackType
+
+from .backends.base import Backend, VoiceState
+from .engine.clock import Clock, monotonic
+from .engine.jobs import Job, JobResult
+from .engine.session import EngineSession, SessionConfig, SessionState
+from .engine.types import Output, SampleFormat
+from .errors import CapacityError, InvalidStateError
+
+log = logging.getLogger("warmline.runtime")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Work:
+    """One job queued for a worker."""
+
+    session: RuntimeSession
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
+class _StopWorker:
+    """Tells one worker thread to exit."""
+
+
+@dataclass(slots=True)
+class RuntimeStats:
+    """Counters for benchmarks and metrics."""
+
+    jobs_run: int = 0
+    jobs_skipped_stale: int = 0
+    compute_s: float = 0.0
+    max_queue_depth: int = 0
+    sessions_opened: int = 0
+
+
+class EngineRuntime:
+    """A warm backend, a pool of worker threads and the sessions sharing them."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        workers: int = 2,
+        max_sessions: int = 256,
+        clock: Clock = monotonic,
+    ) -> None:
+        if workers < 1 or max_sessions < 1:
+            raise ValueError("workers and max_sessions must be positive")
+        self.backend = backend
+        self.max_sessions = max_sessions
+        self.stats = RuntimeStats()
+        self._clock = clock
+        self._num_workers = workers
+        self._queue: queue.PriorityQueue[tuple[float, int, _Work | _StopWorker]] = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._threads: list[threading.Thread] = []
+        self._sessions: set[RuntimeSession] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._started = False
+        self._closed = False
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load and warm the model off the event loop, then start the workers."""
+        if self._started:
+            return
+        if self._closed:
+            raise InvalidStateError("the runtime is closed")
+        self._loop = asyncio.get_running_loop()
+        await asyncio.to_thread(self.backend.load)
+        for i in range(self._num_workers):
+            t = threading.Thread(target=self._worker, name=f"warmline-runtime-worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        self._started = True
+
+    async def aclose(self) -> None:
+        """Close every session, stop the workers and wait for them."""
+        if self._closed:
+            return
+        self._closed = True
+        for s in list(self._sessions):
+            await s.aclose()
+        for _ in self._threads:
+            self._queue.put((float("-inf"), next(self._seq), _StopWorker()))
+        threads, self._threads = self._threads, []
+        for t in threads:
+            await asyncio.to_thread(t.join)
+
+    async def __aenter__(self) -> EngineRuntime:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    @property
+    def session_count(self) -> int:
+        return len(self._sessions)
+
+    @property
+    def queue_depth(self) -> int:
+        return self._queue.qsize()
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    async def voice_state(self, voice: str | None) -> VoiceState:
+        """A voice state, created off the loop (a new voice may load a model)."""
+        return await asyncio.to_thread(self.backend.new_voice_state, voice or self.backend.default_voice)
+
+    async def open_session(self, config: SessionConfig | None = None) -> RuntimeSession:
+        """A new session; raises CapacityError beyond ``max_sessions``."""
+        if not self._started or self._closed:
+            raise InvalidStateError("start() the runtime before opening sessions")
+        if len(self._sessions) >= self.max_sessions:
+            raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
+        config = config or SessionConfig()
+        state = await self.voice_state(config.voice)
+        if len(self._sessions) >= self.max_sessions:  # re-check: others may have opened meanwhile
+            raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
+        engine = EngineSession(self.backend, config, clock=self._clock, voice_state=state)
+        session = RuntimeSession(self, engine)
+        self._sessions.add(session)
+        self.stats.sessions_opened += 1
+        return session
+
+    def _forget(self, session: RuntimeSession) -> None:
+        self._sessions.discard(session)
+
+    # -- work ---------------------------------------------------------------------------------
+
+    def _submit(self, session: RuntimeSession, job: Job, deadline_s: float) -> None:
+        self._queue.put((deadline_s, next(self._seq), _Work(session, job)))
+        depth = self._queue.qsize()
+        if depth > self.stats.max_queue_depth:
+            self.stats.max_queue_depth = depth
+
+    def _worker(self) -> None:
+        while True:
+            _, _, item = self._queue.get()
+            if isinstance(item, _StopWorker):
+                return
+            session, job = item.session, item.job
+            if session.is_stale(job):
+                self.stats.jobs_skipped_stale += 1
+                result = JobResult(job)
+            else:
+                t0 = time.perf_counter()
+                result = job.run()
+                self.stats.compute_s += time.perf_counter() - t0
+                self.stats.jobs_run += 1
+            loop = self._loop
+            if loop is None or loop.is_closed():
+                return
+            try:
+                loop.call_soon_threadsafe(session._deliver, result)
+            except RuntimeError:  # the loop closed between the check and the call
+                return
+
+
+class RuntimeSession:
+    """An engine session driven by the runtime; iterate it for frames and events.
+
+    The verbs mirror ``EngineSession`` and return at once. Iteration ends after ``aclose()``.
+    """
+
+    def __init__(self, runtime: EngineRuntime, engine: EngineSession) -> None:
+        self._runtime = runtime
+        self._engine = engine
+        self._wake = asyncio.Event()
+        self._timer: asyncio.TimerHandle | None = None
+        self._closed = False
+        self._first_frame_out = False
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> EngineSession:
+        """The underlying engine session (read its state; drive it through this object)."""
+        return self._engine
+
+    @property
+    def state(self) -> SessionState:
+        return self._engine.state
+
+    @property
+    def sample_rate(self) -> int:
+        return self._engine.sample_rate
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def is_stale(self, job: Job) -> bool:
+        """True when the job's result would be dropped (read from worker threads)."""
+        return self._closed or job.epoch != self._engine.epoch
+
+    # -- verbs --------------------------------------------------------------------------------
+
+    def start(self, text: str = "") -> None:
+        self._engine.start(text)
+        self._first_frame_out = False
+        self._pump()
+
+    def inject(self, text: str) -> None:
+        new_turn = self._engine.state in (SessionState.IDLE, SessionState.PAUSED)
+        self._engine.inject(text)
+        if new_turn:
+            self._first_frame_out = False
+        self._pump()
+
+    def flush(self) -> None:
+        self._engine.flush()
+        self._pump()
+
+    def pause(self) -> None:
+        self._engine.pause()
+        self._pump()
+
+    def resume(self) -> None:
+        self._engine.resume()
+        self._pump()
+
+    def reset(self) -> None:
+        self._engine.reset()
+        self._pump()
+
+    async def configure(
+        self,
+        *,
+        voice: str | None = None,
+        speed: float | None = None,
+        sample_rate: int | None = None,
+        sample_format: SampleFormat | str | None = None,
+    ) -> None:
+        """Change settings between turns; a new voice is loaded off the loop."""
+        state = await self._runtime.voice_state(voice) if voice is not None else None
+        self._engine.configure(
+            voice=voice, speed=speed, sample_rate=sample_rate, sample_format=sample_format, voice_state=state
+        )
+
+    async def aclose(self) -> None:
+        """Close the session; in-flight compute is dropped and iteration ends."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._engine.close()
+        self._runtime._forget(self)
+        self._wake.set()
+
+    async def __aenter__(self) -> RuntimeSession:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- output -------------------------------------------------------------------------------
+
+    def next_output_nowait(self) -> Output | None:
+        """The next frame or event if one is ready now."""
+        if self._closed:
+            return None
+        item = self._engine.next_output()
+        if item is not None:
+            if not self._first_frame_out and hasattr(item, "samples"):
+                self._first_frame_out = True
+            self._pump()
+        return item
+
+    async def next_output(self) -> Output:
+        """Wait for the next frame or event; raises StopAsyncIteration once closed."""
+        while True:
+            self._wake.clear()
+            item = self.next_output_nowait()
+            if item is not None:
+                return item
+            if self._closed:
+                raise StopAsyncIteration
+            await self._wake.wait()
+
+    def __aiter__(self) -> AsyncIterator[Output]:
+        return self
+
+    async def __anext__(self) -> Output:
+        return await self.next_output()
+
+    # -- scheduling ---------------------------------------------------------------------------
+
+    def _deadline_s(self) -> float:
+        now = self._runtime._clock()
+        if not self._first_frame_out:
+            return now
+        return now + self._engine.pending_samples / self._engine.sample_rate
+
+    def _pump(self) -> None:
+        """Hand the engine's next job to the workers, arm its hold timer, wake the reader."""
+        if self._closed:
+            return
+        job = self._engine.next_job()
+        if job is not None:
+            self._runtime._submit(self, job, self._deadline_s())
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        due = self._engine.next_deadline_s()
+        if due is not None and not self._engine.job_in_flight:
+            delay = max(0.0, due - self._runtime._clock())
+            self._timer = asyncio.get_running_loop().call_later(delay, self._on_timer)
+        self._wake.set()
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._pump()
+
+    def _deliver(self, result: JobResult) -> None:
+        if self._closed:
+            return
+        self._engine.complete(result)
+        self._pump()
+
+
+__all__ = ["EngineRuntime", "RuntimeSession", "RuntimeStats", "SessionConfig"]
