@@ -49,14 +49,20 @@ def normalize(sentence: str) -> tuple[str, ...]:
     return words
 
 
-def recognize(samples: npt.NDArray[np.float32], sample_rate: int, sentences: Iterable[str]) -> str | None:
+def recognize(
+    samples: npt.NDArray[np.float32] | npt.NDArray[np.int16], sample_rate: int, sentences: Iterable[str]
+) -> str | None:
     """The sentence of ``sentences`` (normalized) heard in ``samples``, or None if none was.
 
-    Raises ValueError if a word is missing from pocketsphinx's dictionary.
+    ``samples`` is float in [-1, 1] or int16 PCM. Raises ValueError if a word is missing from
+    pocketsphinx's dictionary.
     """
     grammar = tuple(sorted({" ".join(normalize(s)) for s in sentences}))
     decoder = _decoder(grammar)
-    audio = np.asarray(samples, np.float32)
+    if np.asarray(samples).dtype == np.int16:
+        audio = np.asarray(samples, np.float32) / 32768.0
+    else:
+        audio = np.asarray(samples, np.float32)
     if sample_rate != ASR_SAMPLE_RATE:
         audio = soxr.resample(audio, sample_rate, ASR_SAMPLE_RATE)
     pcm = (np.clip(audio, -1.0, 1.0) * 32767.0).astype("<i2")

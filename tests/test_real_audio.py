@@ -85,7 +85,9 @@ def max_jump(x: npt.NDArray[np.float32]) -> float:
     return float(np.max(np.abs(np.diff(x.astype(np.float64))))) if len(x) > 1 else 0.0
 
 
-def join_report(audio: npt.NDArray[np.float32], spans: list[tuple[int, int]], rate: int) -> tuple[float, float]:
+def join_report(
+    audio: npt.NDArray[np.float32], spans: list[tuple[int, int]], rate: int
+) -> tuple[float, float]:
     """(largest jump at any join edge, largest jump inside continuous speech)."""
     w = rate // 200  # 5 ms either side of each edge
     at_joins = 0.0

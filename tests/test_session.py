@@ -114,8 +114,20 @@ EXPECTED: dict[str, dict[SessionState, SessionState | type[Exception]]] = {
         S.PAUSED: S.SPEAKING,
         S.CLOSED: SessionClosedError,
     },
-    "reset": {S.IDLE: S.IDLE, S.SPEAKING: S.IDLE, S.FLUSHING: S.IDLE, S.PAUSED: S.IDLE, S.CLOSED: SessionClosedError},
-    "close": {S.IDLE: S.CLOSED, S.SPEAKING: S.CLOSED, S.FLUSHING: S.CLOSED, S.PAUSED: S.CLOSED, S.CLOSED: S.CLOSED},
+    "reset": {
+        S.IDLE: S.IDLE,
+        S.SPEAKING: S.IDLE,
+        S.FLUSHING: S.IDLE,
+        S.PAUSED: S.IDLE,
+        S.CLOSED: SessionClosedError,
+    },
+    "close": {
+        S.IDLE: S.CLOSED,
+        S.SPEAKING: S.CLOSED,
+        S.FLUSHING: S.CLOSED,
+        S.PAUSED: S.CLOSED,
+        S.CLOSED: S.CLOSED,
+    },
 }
 
 
@@ -205,6 +217,17 @@ def test_markdown_and_emoji_are_not_spoken() -> None:
     said = " ".join(backend.calls)
     assert "*" not in said and "🎉" not in said and "`" not in said and "https" not in said
     assert "Great" in said and "link" in said
+
+
+def test_fenced_code_blocks_are_not_read_aloud() -> None:
+    """Lines inside a fenced code block never reach the model, even arriving line by line."""
+    backend = ToneBackend()
+    s = make(backend)
+    for tok in ["Here you go:\n", "```py", "thon\n", "print('x')\n", "x = 1\n", "```", "\n", "That is all."]:
+        s.inject(tok)
+    s.flush()
+    pump(s)
+    assert backend.calls == ["Here you go:", "That is all."]
 
 
 # -- pause / resume ----------------------------------------------------------------------------
@@ -463,7 +486,7 @@ def test_frame_backend_pause_emits_nothing_after_one_frame() -> None:
     assert pump(s) == []
     s.resume()
     out += tail + pump(s)
-    assert words_of(out) == "alpha beta gamma delta epsilon zeta eta theta".split()
+    assert words_of(out) == ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
 
 
 def test_closed_session_refuses_everything() -> None:

@@ -186,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure latency, real-time factor, capacity, joins; write JSON")
     bench.add_argument("--out", default="bench-out", help="folder for the JSON and PNG (default bench-out)")
-    bench.add_argument("--duration", type=float, default=60.0, help="seconds of the capacity run (default 60)")
+    bench.add_argument(
+        "--duration", type=float, default=60.0, help="seconds of each confirmation run (default 60)"
+    )
     bench.add_argument("--sessions", type=int, default=100, help="concurrent sessions to try (default 100)")
     bench.add_argument("--quick", action="store_true", help="short run for a smoke test (5 s, few sessions)")
     bench.set_defaults(func=cmd_bench)

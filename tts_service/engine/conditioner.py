@@ -73,7 +73,8 @@ def _window_rms(samples: F32, window: int) -> F32:
     if n == 0:
         return np.zeros(0, np.float32)
     blocks = samples[: n * window].reshape(n, window).astype(np.float64)
-    return np.sqrt((blocks * blocks).mean(axis=1)).astype(np.float32)
+    rms: F32 = np.sqrt((blocks * blocks).mean(axis=1)).astype(np.float32)
+    return rms
 
 
 def raised_cosine(n: int) -> F32:
@@ -103,7 +104,7 @@ class UnitConditioner:
         self._previous = None
 
     def _ms(self, ms: float) -> int:
-        return int(round(ms * self.sample_rate / 1000.0))
+        return round(ms * self.sample_rate / 1000.0)
 
     def shape(self, unit: UnitAudio, boundary: Boundary) -> ShapedUnit:
         """Shape one unit's audio; ``boundary`` is why this unit ended (sets the next pause)."""

@@ -57,7 +57,6 @@ from .timeline import Timeline
 from .types import (
     Done,
     ErrorEvent,
-    Event,
     Output,
     Paused,
     Reset,
@@ -135,6 +134,7 @@ class EngineSession:
         self._units_synthesized = 0
         self._last_pad = 0
         self._context_reset_pending = False
+        self._in_code_block = False
         # frame backends
         self._feed: list[str] = []
         self._discard_pending = False
@@ -388,6 +388,7 @@ class EngineSession:
         self._frame_in_total = 0
         self._stream_origin = 0
         self._flush_on_resume = False
+        self._in_code_block = False
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
@@ -399,6 +400,7 @@ class EngineSession:
         self._feed.clear()
         self._resampler.reset()
         self._frame_in_total = 0
+        self._in_code_block = False
         if self._caps.frame_native:
             self._discard_pending = True
 
@@ -421,6 +423,13 @@ class EngineSession:
 
     def _take_units(self) -> None:
         for unit in self._segmenter.units_ready():
+            # Units arrive a line at a time, so a fenced code block is tracked here, across units:
+            # code is shown to readers, never read to callers.
+            if unit.text.lstrip().startswith(("```", "~~~")):
+                self._in_code_block = not self._in_code_block
+                continue
+            if self._in_code_block:
+                continue
             spoken = clean_for_speech(unit.text, keep_speaker_tags=self._caps.speaker_tags)
             if not has_speakable(spoken):
                 continue

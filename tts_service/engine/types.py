@@ -27,8 +27,10 @@ def frame_samples(sample_rate: int) -> int:
 
 def check_sample_rate(sample_rate: int) -> int:
     """Return ``sample_rate`` if the engine can produce it, else raise UnsupportedSampleRateError."""
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or (
-        sample_rate not in SUPPORTED_SAMPLE_RATES
+    if (
+        isinstance(sample_rate, bool)
+        or not isinstance(sample_rate, int)
+        or (sample_rate not in SUPPORTED_SAMPLE_RATES)
     ):
         raise UnsupportedSampleRateError(
             f"sample rate {sample_rate!r} is not supported; use one of "
@@ -101,7 +103,8 @@ class Frame:
 def float_to_pcm16(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.int16]:
     """Clip to [-1, 1] and scale to int16 with rounding (no bias toward zero)."""
     scaled = np.clip(samples, -1.0, 1.0) * 32767.0
-    return np.rint(scaled).astype(np.int16)
+    out: npt.NDArray[np.int16] = np.rint(scaled).astype(np.int16)
+    return out
 
 
 # -- events -----------------------------------------------------------------------------------

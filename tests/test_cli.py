@@ -1,0 +1,81 @@
+"""The command line and the engine-alone example, run for real on the embedded voice."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import numpy as np
+from asr import DISTRACTORS, recognize
+
+from tts_service.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _read(path: Path) -> tuple[np.ndarray, int]:
+    with wave.open(str(path)) as w:
+        return np.frombuffer(w.readframes(w.getnframes()), np.int16), w.getframerate()
+
+
+def test_speak_writes_a_recognisable_wav(tmp_path: Path, capsys: object) -> None:
+    """`warmline speak TEXT` writes whole 80 ms frames that say the text, and prints its figures."""
+    out = tmp_path / "a.wav"
+    assert main(["speak", "I can help you with that.", "-o", str(out), "--sample-rate", "16000"]) == 0
+    pcm, rate = _read(out)
+    assert rate == 16000 and len(pcm) % 1280 == 0
+    assert recognize(pcm, rate, ["i can help you with that", *DISTRACTORS]) == "i can help you with that"
+
+
+def test_speak_tokens_streams_stdin(tmp_path: Path) -> None:
+    """--tokens injects stdin as it arrives and prints time to first frame and real-time factor."""
+    out = tmp_path / "b.wav"
+    run = subprocess.run(
+        [sys.executable, "-m", "tts_service.cli", "speak", "--tokens", "-o", str(out)],
+        input="Thank you for calling, goodbye.",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "time to first frame" in run.stdout and "real-time factor" in run.stdout
+    pcm, rate = _read(out)
+    assert rate == 24000 and len(pcm) > 0
+
+
+def test_speak_reports_user_errors_in_one_line(tmp_path: Path) -> None:
+    """An unknown voice exits 2 with the error code, not a traceback."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tts_service.cli",
+            "speak",
+            "hi",
+            "--voice",
+            "nobody",
+            "-o",
+            str(tmp_path / "c.wav"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2 and "unknown_voice" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_engine_alone_example_runs(tmp_path: Path) -> None:
+    """examples/engine_alone.py runs as documented and writes a WAV."""
+    out = tmp_path / "e.wav"
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "engine_alone.py"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "done:" in run.stdout
+    pcm, rate = _read(out)
+    assert rate == 16000 and len(pcm) % 1280 == 0 and len(pcm) > 16000
