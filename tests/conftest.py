@@ -6,8 +6,13 @@ from collections.abc import Callable
 
 import pytest
 from asr import recognize
+from hypothesis import settings
 
 from tts_service.backends.hibari import HibariBackend
+
+# Deterministic property tests: the same examples on every run and machine, no wall-clock deadline.
+settings.register_profile("warmline", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("warmline")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from asr import DISTRACTORS, recognize
 
-from tts_service.cli import main
+from agent.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def test_speak_tokens_streams_stdin(tmp_path: Path) -> None:
     """--tokens injects stdin as it arrives and prints time to first frame and real-time factor."""
     out = tmp_path / "b.wav"
     run = subprocess.run(
-        [sys.executable, "-m", "tts_service.cli", "speak", "--tokens", "-o", str(out)],
+        [sys.executable, "-m", "agent.cli", "speak", "--tokens", "-o", str(out)],
         input="Thank you for calling, goodbye.",
         capture_output=True,
         text=True,
@@ -51,7 +51,7 @@ def test_speak_reports_user_errors_in_one_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "tts_service.cli",
+            "agent.cli",
             "speak",
             "hi",
             "--voice",

@@ -1,14 +1,14 @@
-"""The ``warmline`` command line: ``speak`` (text to a WAV, streamed) and ``bench``.
+"""The engine's commands: ``warmline speak`` (text to a WAV, streamed) and ``warmline bench``.
 
 ``speak`` drives the sans-I/O engine directly, with no event loop: it is also the shortest
-example of using the engine alone. Errors a user can cause print one line and exit 2.
+example of using the engine alone. The ``warmline`` entry point itself is ``agent.cli``, which
+registers these next to the server and agent commands.
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
-import logging
 import os
 import select
 import sys
@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from .backends import available_backends, create_backend
 from .engine.session import EngineSession, SessionConfig
 from .engine.types import SUPPORTED_SAMPLE_RATES, Done, ErrorEvent, Frame, Output, SampleFormat
-from .errors import WarmlineError
 
 #: text handed to the engine at once when a whole file or stdin is spoken
 _CHUNK_CHARS = 2048
@@ -156,13 +155,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_benchmark(args)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="warmline", description="Persistent-state streaming TTS for voice calls."
-    )
-    parser.add_argument("-v", "--verbose", action="store_true", help="log engine state transitions")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``speak`` and ``bench`` on the ``warmline`` command line."""
     speak = sub.add_parser("speak", help="speak text (argument or stdin) into a WAV file, streamed")
     speak.add_argument("text", nargs="?", help="text to speak; read from stdin when absent")
     speak.add_argument("-o", "--output", default="out.wav", help="WAV file to write (default out.wav)")
@@ -192,23 +186,3 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--sessions", type=int, default=100, help="concurrent sessions to try (default 100)")
     bench.add_argument("--quick", action="store_true", help="short run for a smoke test (5 s, few sessions)")
     bench.set_defaults(func=cmd_bench)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING, format="%(name)s: %(message)s"
-    )
-    try:
-        return int(args.func(args))
-    except WarmlineError as exc:
-        print(f"warmline: error ({exc.code}): {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("warmline: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
