@@ -36,9 +36,7 @@ import logging
 from collections import deque
 from dataclasses import dataclass, replace
 
-import numpy as np
-
-from ..backends.base import Backend, FrameBackend, UnitBackend, VoiceState, WordTime
+from ..backends.base import Backend, FrameBackend, UnitBackend, VoiceState
 from ..errors import (
     InvalidInputError,
     InvalidSpeedError,
@@ -47,10 +45,10 @@ from ..errors import (
     TextTooLongError,
 )
 from .clock import Clock, monotonic
-from .conditioner import JoinPolicy, UnitConditioner
-from .jobs import FrameJob, Job, JobResult, UnitJob
-from .resample import StreamResampler
-from .segmenter import Segmenter, Unit
+from .conditioner import JoinPolicy
+from .jobs import Job, JobResult
+from .producers import FrameProducer, JobContext, UnitProducer
+from .segmenter import Segmenter
 from .spoken import to_spoken_form
 from .textclean import clean_for_speech, has_speakable, sanitize
 from .timeline import Timeline
@@ -119,30 +117,19 @@ class EngineSession:
         self._config = config
         voice = config.voice or backend.default_voice
         self._voice_state = voice_state if voice_state is not None else backend.new_voice_state(voice)
-        self._conditioner = UnitConditioner(self._caps.sample_rate, join_policy)
-        self._resampler = StreamResampler(self._caps.sample_rate, config.sample_rate)
+        self._join_policy = join_policy
+        self._producer = self._new_producer()
         self._segmenter = self._new_segmenter()
         self._state = SessionState.IDLE
         self._resume_to = SessionState.SPEAKING
         self._flush_on_resume = False
         self._turn_id = 0
         self._timeline = Timeline(0, config.sample_rate, config.sample_format, fade_ms=config.pause_fade_ms)
-        self._units: deque[Unit] = deque()
         self._outbox: deque[Output] = deque()
         self._epoch = 0
         self._in_flight: Job | None = None
-        self._units_synthesized = 0
-        self._last_pad = 0
         self._context_reset_pending = False
         self._in_code_block = False
-        # frame backends
-        self._feed: list[str] = []
-        self._discard_pending = False
-        self._model_waiting = False
-        self._model_finished = False
-        self._end_text_sent = False
-        self._frame_in_total = 0
-        self._stream_origin = 0
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -174,11 +161,7 @@ class EngineSession:
     @property
     def held_chars(self) -> int:
         """Text accepted and not yet handed to the model (the bounded text buffer)."""
-        return (
-            self._segmenter.buffered_chars
-            + sum(len(u.text) for u in self._units)
-            + sum(len(t) for t in self._feed)
-        )
+        return self._segmenter.buffered_chars + self._producer.held_chars
 
     @property
     def epoch(self) -> int:
@@ -216,6 +199,20 @@ class EngineSession:
         if config.max_text_chars < 1 or config.lookahead_frames < 1:
             raise InvalidInputError("max_text_chars and lookahead_frames must be positive")
 
+    def _new_producer(self) -> UnitProducer | FrameProducer:
+        c = self._config
+        if self._caps.frame_native:
+            assert isinstance(self._backend, FrameBackend)
+            return FrameProducer(self._backend, c.sample_rate, lookahead_frames=c.lookahead_frames)
+        assert isinstance(self._backend, UnitBackend)
+        return UnitProducer(
+            self._backend,
+            c.sample_rate,
+            refill_below_ms=c.refill_below_ms,
+            seed=c.seed,
+            join_policy=self._join_policy,
+        )
+
     def _new_segmenter(self) -> Segmenter:
         c = self._config
         return Segmenter(
@@ -252,7 +249,7 @@ class EngineSession:
         if voice_state is not None:
             self._voice_state = voice_state
         self._config = new
-        self._resampler = StreamResampler(self._caps.sample_rate, new.sample_rate)
+        self._producer = self._new_producer()
 
     # -- verbs --------------------------------------------------------------------------------
 
@@ -352,9 +349,9 @@ class EngineSession:
         """The bot's turn is over: drop the prefix and anything unspoken; model and voice stay warm."""
         self._check_open()
         self._drop_work()
-        self._timeline.discard_pending()
         self._context_reset_pending = True
-        self._units_synthesized = 0
+        if isinstance(self._producer, UnitProducer):
+            self._producer.restart_seeds()
         self._flush_on_resume = False
         self._outbox.append(Reset(self._turn_id))
         self._set_state(SessionState.IDLE)
@@ -364,7 +361,6 @@ class EngineSession:
         if self._state is SessionState.CLOSED:
             return
         self._drop_work()
-        self._timeline.discard_pending()
         self._outbox.clear()
         self._set_state(SessionState.CLOSED)
 
@@ -376,44 +372,24 @@ class EngineSession:
         self._turn_id += 1
         c = self._config
         self._timeline = Timeline(self._turn_id, c.sample_rate, c.sample_format, fade_ms=c.pause_fade_ms)
-        self._conditioner.new_turn()
         self._segmenter.reset()
-        self._resampler.reset()
-        self._units.clear()
-        self._feed.clear()
-        self._last_pad = 0
-        self._model_waiting = False
-        self._model_finished = False
-        self._end_text_sent = False
-        self._frame_in_total = 0
-        self._stream_origin = 0
+        self._producer.new_turn()
         self._flush_on_resume = False
         self._in_code_block = False
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
-        """Forget text and in-flight results; the prefix itself is the caller's business."""
+        """Forget unspoken text, unheard audio and in-flight results; keep the prefix."""
         self._epoch += 1
         self._in_flight = None
         self._segmenter.reset()
-        self._units.clear()
-        self._feed.clear()
-        self._resampler.reset()
-        self._frame_in_total = 0
         self._in_code_block = False
-        if self._caps.frame_native:
-            self._discard_pending = True
+        self._timeline.discard_pending()
+        self._producer.discard(self._timeline)
 
     def _discard_remainder(self) -> None:
         """An interrupted answer is obsolete: drop what was not heard, keep the prefix and turn."""
         self._drop_work()
-        self._timeline.discard_pending()
-        self._stream_origin = self._timeline.content_end
-        self._conditioner.restart_joins()
-        self._last_pad = 0
-        self._model_waiting = False
-        self._model_finished = False
-        self._end_text_sent = False
         self._flush_on_resume = False
 
     def _feed_text(self, text: str) -> None:
@@ -435,12 +411,7 @@ class EngineSession:
                 continue
             if not self._caps.own_normalizer:
                 spoken = to_spoken_form(spoken)
-            unit = replace(unit, text=spoken)
-            if self._caps.frame_native:
-                self._feed.append(spoken)
-                self._model_waiting = False
-            else:
-                self._units.append(unit)
+            self._producer.add(replace(unit, text=spoken))
 
     # -- compute ------------------------------------------------------------------------------
 
@@ -461,57 +432,17 @@ class EngineSession:
         if self._state is SessionState.SPEAKING:
             self._segmenter.poll(self._clock())
             self._take_units()
-        job = self._next_frame_job() if self._caps.frame_native else self._next_unit_job()
+        ctx = JobContext(
+            epoch=self._epoch,
+            turn_id=self._turn_id,
+            voice_state=self._voice_state,
+            speed=float(self._config.speed),
+            reset_context=self._context_reset_pending,
+        )
+        job = self._producer.next_job(ctx, self._timeline, flushing=self._state is SessionState.FLUSHING)
         if job is not None:
             self._in_flight = job
             self._context_reset_pending = False
-        return job
-
-    def _next_unit_job(self) -> UnitJob | None:
-        if not self._units:
-            return None
-        refill = self._config.refill_below_ms * self._config.sample_rate // 1000
-        if self._timeline.pending_samples >= refill:
-            return None
-        unit = self._units.popleft()
-        seed = None if self._config.seed is None else self._config.seed + self._units_synthesized
-        self._units_synthesized += 1
-        assert isinstance(self._backend, UnitBackend)
-        return UnitJob(
-            epoch=self._epoch,
-            turn_id=self._turn_id,
-            backend=self._backend,
-            voice_state=self._voice_state,
-            text=unit.text,
-            boundary=unit.boundary,
-            speed=float(self._config.speed),
-            seed=seed,
-            reset_context=self._context_reset_pending,
-        )
-
-    def _next_frame_job(self) -> FrameJob | None:
-        if self._model_finished:
-            return None
-        steps = self._config.lookahead_frames - self._timeline.pending_frames
-        end_text = self._state is SessionState.FLUSHING and not self._end_text_sent
-        if steps <= 0 or (self._model_waiting and not self._feed and not end_text):
-            return None
-        assert isinstance(self._backend, FrameBackend)
-        job = FrameJob(
-            epoch=self._epoch,
-            turn_id=self._turn_id,
-            backend=self._backend,
-            voice_state=self._voice_state,
-            feed=tuple(self._feed),
-            end_text=end_text,
-            steps=steps,
-            discard_first=self._discard_pending,
-            reset_context=self._context_reset_pending,
-        )
-        self._feed.clear()
-        self._discard_pending = False
-        self._model_waiting = False
-        self._end_text_sent = self._end_text_sent or end_text
         return job
 
     def complete(self, result: JobResult) -> None:
@@ -523,75 +454,14 @@ class EngineSession:
         if result.error is not None:
             log.warning("turn %d: %s", self._turn_id, result.error)
             self._outbox.append(ErrorEvent(self._turn_id, result.error.code, str(result.error)))
-        if isinstance(result.job, UnitJob):
-            if result.unit_audio is not None:
-                self._append_unit(result.job, result)
-        else:
-            self._append_steps(result)
-
-    def _append_unit(self, job: UnitJob, result: JobResult) -> None:
-        assert result.unit_audio is not None
-        shaped = self._conditioner.shape(result.unit_audio, job.boundary)
-        if len(shaped.samples) == 0:
-            return
-        rs = self._resampler
-        gap = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
-        self._timeline.append_silence(gap)
-        audio = rs.finish(shaped.samples)
-        words = [
-            WordTime(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
-            for w in (shaped.words or self._estimate_words(job.text, len(shaped.samples)))
-        ]
-        start = self._timeline.content_end
-        self._timeline.append(audio, words)
-        self._timeline.unit_spans.append((start, self._timeline.content_end))
-        # Units end on a frame edge so all of a unit's audio can go out before the next arrives.
-        self._last_pad = self._timeline.pad_to_frame()
-
-    @staticmethod
-    def _estimate_words(text: str, num_samples: int) -> list[WordTime]:
-        """Word spans for backends without word times: proportional to word length."""
-        words = text.split()
-        weights = np.array([len(w) + 1 for w in words], dtype=np.float64)
-        if len(words) == 0:
-            return []
-        edges = np.concatenate([[0.0], np.cumsum(weights)]) / weights.sum() * num_samples
-        return [WordTime(w, int(edges[i]), int(edges[i + 1])) for i, w in enumerate(words)]
-
-    def _append_steps(self, result: JobResult) -> None:
-        rs = self._resampler
-        for step in result.frame_steps:
-            base = self._frame_in_total
-            self._frame_in_total += len(step.audio)
-            out = rs.process(step.audio)
-            # Marks map by input position (soxr keeps positions linear; it only holds back a
-            # filter tail), then are rebased on the chunk being appended.
-            rebase = self._stream_origin - self._timeline.content_end
-            marks = [
-                WordTime(
-                    w.word,
-                    rebase + rs.to_output_position(base + w.start_sample),
-                    rebase + rs.to_output_position(base + w.end_sample),
-                )
-                for w in step.words
-            ]
-            self._timeline.append(out, marks)
-            if len(step.audio) == 0 and not step.finished:
-                self._model_waiting = True
-            if step.finished:
-                self._model_finished = True
-                self._timeline.append(rs.finish())
-        if result.error is not None:
-            self._model_waiting = True
+        self._producer.complete(result, self._timeline)
 
     # -- output -------------------------------------------------------------------------------
 
     def _turn_complete(self) -> bool:
-        if self._in_flight is not None or self._units or self._segmenter.buffered_chars:
+        if self._in_flight is not None or self._segmenter.buffered_chars:
             return False
-        if self._caps.frame_native:
-            return self._model_finished or (self._end_text_sent and self._model_waiting)
-        return True
+        return self._producer.finished()
 
     def next_output(self) -> Output | None:
         """The next frame or event, in order, or None when nothing is ready yet."""
