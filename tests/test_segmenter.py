@@ -553,3 +553,29 @@ def test_holds_never_lose_repeat_or_split_words(
     seg.poll(now + 1.0)
     seg.flush()
     check_covers_input(text, seg.units_ready(), options["max_unit_chars"])
+
+
+# -- cut_words: the session's guard against a listener running dry ---------------------------------
+
+
+def test_cut_words_speaks_complete_words_and_keeps_the_partial_one() -> None:
+    """cut_words() makes a HOLD unit of the complete words; the unfinished word stays buffered."""
+    seg = Segmenter()
+    seg.feed("Right, ", 0.0)
+    assert [u.text for u in seg.units_ready()] == ["Right,"]
+    seg.feed("the train leaves at sev", 0.0)
+    assert seg.complete_words == 4
+    assert seg.cut_words() is True
+    assert [(u.text, u.boundary) for u in seg.units_ready()] == [("the train leaves at", Boundary.HOLD)]
+    assert seg.buffered_chars == len("sev") and not seg.cut_words()
+
+
+def test_cut_words_at_an_undecided_sentence_end_is_a_sentence() -> None:
+    """A cut right after 'seven. ' (next letter not seen yet) ends the unit as a SENTENCE."""
+    seg = Segmenter()
+    seg.feed("Right, ", 0.0)
+    seg.units_ready()
+    seg.feed("It leaves at seven. ", 0.0)
+    assert seg.units_ready() == []
+    assert seg.cut_words()
+    assert [(u.text, u.boundary) for u in seg.units_ready()] == [("It leaves at seven.", Boundary.SENTENCE)]

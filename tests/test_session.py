@@ -509,3 +509,21 @@ def test_frames_are_frozen_values() -> None:
     assert isinstance(frame, Frame)
     with pytest.raises(AttributeError):
         frame.index = 5  # type: ignore[misc]
+
+
+def test_a_listener_about_to_run_dry_gets_the_complete_words() -> None:
+    """When real-time playback would run dry, held complete words are spoken rather than a gap."""
+    clock = FakeClock()
+    backend = ToneBackend()
+    s = make(backend, clock=clock, starve_guard_ms=250)
+    s.start("Right, ")
+    first = frames_of(pump(s))
+    played_s = len(first) * 0.08
+    s.inject("the train leaves at seven from platf")
+    assert frames_of(pump(s)) == []  # no boundary yet, and the listener still has audio
+    due = s.next_deadline_s()
+    assert due is not None and due == pytest.approx(played_s - 0.25)
+    clock.advance(due)
+    out = pump(s)
+    assert backend.calls == ["Right,", "the train leaves at seven from"]
+    assert words_of(out) == ["the", "train", "leaves", "at", "seven", "from"]

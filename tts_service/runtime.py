@@ -90,6 +90,7 @@ class EngineRuntime:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
         self._closed = False
+        self._stats_lock = threading.Lock()  # workers update the counters concurrently
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -177,13 +178,16 @@ class EngineRuntime:
                 return
             session, job = item.session, item.job
             if session.is_stale(job):
-                self.stats.jobs_skipped_stale += 1
+                with self._stats_lock:
+                    self.stats.jobs_skipped_stale += 1
                 result = JobResult(job)
             else:
                 t0 = time.perf_counter()
                 result = job.run()
-                self.stats.compute_s += time.perf_counter() - t0
-                self.stats.jobs_run += 1
+                spent = time.perf_counter() - t0
+                with self._stats_lock:
+                    self.stats.compute_s += spent
+                    self.stats.jobs_run += 1
             loop = self._loop
             if loop is None or loop.is_closed():
                 return

@@ -188,6 +188,18 @@ class Segmenter:
             self._cut_all(Boundary.FLUSH)
         self._new_answer()
 
+    def cut_words(self) -> bool:
+        """Speak the complete words held now as one unit; returns whether one was made.
+
+        For a listener about to run dry: better a unit cut at a word than a gap in the audio.
+        The unit ends as SENTENCE when its last word is an undecided sentence end, else HOLD.
+        """
+        if not self._cuts:
+            return False
+        at = self._cuts[-1][0]
+        self._cut_at(at, Boundary.SENTENCE if self._sentence_at == at else Boundary.HOLD)
+        return True
+
     def units_ready(self) -> list[Unit]:
         """Return the units ready so far, oldest first, and forget them."""
         ready, self._ready = self._ready, []
@@ -208,6 +220,11 @@ class Segmenter:
     def buffered_chars(self) -> int:
         """Characters held and not yet in a unit (leading whitespace is not held)."""
         return self._pending_len
+
+    @property
+    def complete_words(self) -> int:
+        """Complete words held (each followed by whitespace): what ``cut_words()`` would speak."""
+        return len(self._cuts)
 
     @property
     def units_emitted(self) -> int:

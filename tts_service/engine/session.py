@@ -95,6 +95,9 @@ class SessionConfig:
     #: frame backends: step at most this many frames ahead of the listener
     lookahead_frames: int = 3
     pause_fade_ms: float = 10.0
+    #: when a real-time listener would run dry within this long and no unit is queued, speak the
+    #: complete words held (a cut at a word beats a gap in the audio)
+    starve_guard_ms: int = 250
 
 
 class EngineSession:
@@ -130,6 +133,8 @@ class EngineSession:
         self._in_flight: Job | None = None
         self._context_reset_pending = False
         self._in_code_block = False
+        # the listener's clock: (clock time, listener sample) when playback (re)started
+        self._listen_anchor: tuple[float, int] | None = None
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -321,6 +326,7 @@ class EngineSession:
         if self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
             return
         self._resume_to = self._state
+        self._listen_anchor = None
         fade = self._timeline.pop_fade_frame()
         if fade is not None:
             self._outbox.append(fade)
@@ -376,6 +382,7 @@ class EngineSession:
         self._producer.new_turn()
         self._flush_on_resume = False
         self._in_code_block = False
+        self._listen_anchor = None
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
@@ -384,6 +391,7 @@ class EngineSession:
         self._in_flight = None
         self._segmenter.reset()
         self._in_code_block = False
+        self._listen_anchor = None
         self._timeline.discard_pending()
         self._producer.discard(self._timeline)
 
@@ -416,10 +424,31 @@ class EngineSession:
     # -- compute ------------------------------------------------------------------------------
 
     def next_deadline_s(self) -> float | None:
-        """When a hold timer fires (clock seconds), if one is armed."""
+        """When a hold timer fires or the listener is about to run dry (clock seconds), if ever."""
         if self._state is not SessionState.SPEAKING:
             return None
-        return self._segmenter.next_deadline_s()
+        held = self._segmenter.next_deadline_s()
+        starve = self._starvation_due_s()
+        if held is None or starve is None:
+            return held if starve is None else starve
+        return min(held, starve)
+
+    def _starvation_due_s(self) -> float | None:
+        """When to speak the held complete words so a real-time listener does not run dry.
+
+        The listener is assumed to play in real time from the frame that (re)started playback;
+        that is what the audio is for, whether or not the caller pulls frames ahead.
+        """
+        if (
+            self._listen_anchor is None
+            or self._in_flight is not None
+            or self._producer.held_chars
+            or not self._segmenter.complete_words
+        ):
+            return None
+        anchor_s, anchor_sample = self._listen_anchor
+        made = self._timeline.emitted_samples + self._timeline.pending_samples
+        return anchor_s + (made - anchor_sample) / self.sample_rate - self._config.starve_guard_ms / 1000
 
     def next_job(self) -> Job | None:
         """The next piece of model compute this session wants now, or None.
@@ -430,7 +459,11 @@ class EngineSession:
         if self._in_flight is not None or self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
             return None
         if self._state is SessionState.SPEAKING:
-            self._segmenter.poll(self._clock())
+            now = self._clock()
+            self._segmenter.poll(now)
+            due = self._starvation_due_s()
+            if due is not None and now >= due:
+                self._segmenter.cut_words()
             self._take_units()
         ctx = JobContext(
             epoch=self._epoch,
@@ -471,6 +504,7 @@ class EngineSession:
             return None
         frame = self._timeline.pop_frame()
         if frame is not None:
+            self._track_listener(frame.sample_offset)
             return frame
         if self._state is SessionState.FLUSHING and self._turn_complete():
             tail = self._timeline.pop_frame(allow_partial=True)
@@ -479,6 +513,15 @@ class EngineSession:
             self._set_state(SessionState.IDLE)
             return Done(self._turn_id, self._timeline.emitted_samples)
         return None
+
+    def _track_listener(self, sample_offset: int) -> None:
+        """Re-anchor the listener's clock when this frame (re)starts playback."""
+        now = self._clock()
+        if self._listen_anchor is not None:
+            anchor_s, anchor_sample = self._listen_anchor
+            if now <= anchor_s + (sample_offset - anchor_sample) / self.sample_rate:
+                return  # still playing earlier audio: this frame queues behind it
+        self._listen_anchor = (now, sample_offset)
 
     def drain(self) -> list[Output]:
         """Every frame and event ready now, in order."""
