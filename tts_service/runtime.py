@@ -209,7 +209,6 @@ class RuntimeSession:
         self._wake = asyncio.Event()
         self._timer: asyncio.TimerHandle | None = None
         self._closed = False
-        self._first_frame_out = False
 
     # -- state --------------------------------------------------------------------------------
 
@@ -238,14 +237,10 @@ class RuntimeSession:
 
     def start(self, text: str = "") -> None:
         self._engine.start(text)
-        self._first_frame_out = False
         self._pump()
 
     def inject(self, text: str) -> None:
-        new_turn = self._engine.state in (SessionState.IDLE, SessionState.PAUSED)
         self._engine.inject(text)
-        if new_turn:
-            self._first_frame_out = False
         self._pump()
 
     def flush(self) -> None:
@@ -306,8 +301,6 @@ class RuntimeSession:
             return None
         item = self._engine.next_output()
         if item is not None:
-            if not self._first_frame_out and hasattr(item, "samples"):
-                self._first_frame_out = True
             self._pump()
         return item
 
@@ -331,10 +324,10 @@ class RuntimeSession:
     # -- scheduling ---------------------------------------------------------------------------
 
     def _deadline_s(self) -> float:
+        """When this session's listener runs out of audio: now, before its first frame."""
         now = self._runtime._clock()
-        if not self._first_frame_out:
-            return now
-        return now + self._engine.pending_samples / self._engine.sample_rate
+        dry = self._engine.listener_runs_dry_at_s()
+        return now if dry is None else dry
 
     def _pump(self) -> None:
         """Hand the engine's next job to the workers, arm its hold timer, wake the reader."""

@@ -433,22 +433,30 @@ class EngineSession:
             return held if starve is None else starve
         return min(held, starve)
 
-    def _starvation_due_s(self) -> float | None:
-        """When to speak the held complete words so a real-time listener does not run dry.
+    def listener_runs_dry_at_s(self) -> float | None:
+        """When a real-time listener will have played all audio made so far (clock seconds).
 
         The listener is assumed to play in real time from the frame that (re)started playback;
-        that is what the audio is for, whether or not the caller pulls frames ahead.
+        that is what the audio is for, whether or not the caller pulls frames ahead. None before
+        the turn's first frame (and after a pause) until playback restarts.
         """
+        if self._listen_anchor is None:
+            return None
+        anchor_s, anchor_sample = self._listen_anchor
+        made = self._timeline.emitted_samples + self._timeline.pending_samples
+        return anchor_s + (made - anchor_sample) / self.sample_rate
+
+    def _starvation_due_s(self) -> float | None:
+        """When to speak the held complete words so the listener does not run dry, if that helps."""
+        dry = self.listener_runs_dry_at_s()
         if (
-            self._listen_anchor is None
+            dry is None
             or self._in_flight is not None
             or self._producer.held_chars
             or not self._segmenter.complete_words
         ):
             return None
-        anchor_s, anchor_sample = self._listen_anchor
-        made = self._timeline.emitted_samples + self._timeline.pending_samples
-        return anchor_s + (made - anchor_sample) / self.sample_rate - self._config.starve_guard_ms / 1000
+        return dry - self._config.starve_guard_ms / 1000
 
     def next_job(self) -> Job | None:
         """The next piece of model compute this session wants now, or None.
