@@ -11,6 +11,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from transports.cli import add_serve_command
 from tts_service.cli import add_engine_commands
 from tts_service.errors import WarmlineError
 
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log engine state transitions")
     sub = parser.add_subparsers(dest="command", required=True)
     add_engine_commands(sub)
+    add_serve_command(sub)
     return parser
 
 

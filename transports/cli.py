@@ -1,0 +1,127 @@
+"""``warmline serve``: the WebSocket server and browser player on one warm model.
+
+Binds 127.0.0.1 by default and refuses any other address without ``--token`` (or ``--insecure``),
+before loading anything. uvicorn runs in this process's event loop; Ctrl-C (or SIGTERM) closes
+every connection with 1012, frees the sessions, stops the workers and exits 0 without a trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+
+from tts_service.backends import available_backends, create_backend
+from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
+from tts_service.runtime import EngineRuntime
+
+from .security import check_bind
+from .ws_protocol import Encoding
+from .ws_server import bind_socket, create_app, make_server
+from .ws_settings import ServerSettings
+
+_TOKEN_ENV = "WARMLINE_TOKEN"
+
+
+def settings_from_args(args: argparse.Namespace) -> ServerSettings:
+    """ServerSettings from parsed ``serve`` arguments (raises InvalidInputError on bad values)."""
+    return ServerSettings(
+        host=args.host,
+        port=args.port,
+        token=args.token or None,
+        insecure=args.insecure,
+        allow_origins=tuple(args.allow_origin or ()),
+        voice=args.voice,
+        sample_rate=args.sample_rate,
+        encoding=Encoding(args.encoding),
+        max_sessions=args.max_sessions,
+        max_message_bytes=args.max_message_bytes,
+        max_turn_chars=args.max_turn_chars,
+        commands_per_s=args.commands_per_s,
+        command_burst=args.command_burst,
+        idle_timeout_s=args.idle_timeout_s,
+        max_queued_turns=args.max_queued_turns,
+        send_queue_messages=args.send_queue_messages,
+        lead_frames=args.lead_frames,
+    )
+
+
+async def _serve(settings: ServerSettings, *, backend: str, workers: int) -> None:
+    sock = bind_socket(settings.host, settings.port)
+    try:
+        runtime = EngineRuntime(create_backend(backend), workers=workers, max_sessions=settings.max_sessions)
+        async with runtime:
+            if settings.voice is not None:
+                await runtime.voice_state(settings.voice)  # an unknown voice fails now, not per call
+            server = make_server(create_app(runtime, settings), settings)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, server.handle_exit, sig, None)
+            host, port = sock.getsockname()[:2]
+            shown = f"[{host}]" if ":" in host else host
+            url = f"{shown}:{port}"
+            print(f"warmline: serving on http://{url}/ (WebSocket ws://{url}/ws)", flush=True)
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+    finally:
+        sock.close()
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    check_bind(settings.host, token=settings.token, insecure=settings.insecure)
+    with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
+        asyncio.run(_serve(settings, backend=args.backend, workers=args.workers))
+    print("warmline: stopped", file=sys.stderr)
+    return 0
+
+
+def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``serve`` on the ``warmline`` command line."""
+    d = ServerSettings()
+    p = sub.add_parser(
+        "serve",
+        help="WebSocket server (protocol v1, dia2stream compatible) and browser player",
+        description="Serve speech over WebSocket on / and /ws, a browser player on /, /healthz and /metrics.",
+    )
+    p.add_argument("--host", default=d.host, help=f"address to bind (default {d.host})")
+    p.add_argument("--port", type=int, default=d.port, help=f"TCP port, 0: any free (default {d.port})")
+    p.add_argument(
+        "--token",
+        default=os.environ.get(_TOKEN_ENV),
+        help=f"require this token (Authorization: Bearer, or ?token=); default ${_TOKEN_ENV}",
+    )
+    p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="browser Origin allowed to connect (repeatable; '*' for any; default same-origin only)",
+    )
+    p.add_argument("--voice", default=None, help="voice of new sessions (default: the backend's, 'heart')")
+    p.add_argument("--sample-rate", type=int, default=d.sample_rate, choices=SUPPORTED_SAMPLE_RATES)
+    p.add_argument("--encoding", default=d.encoding.value, choices=[e.value for e in Encoding])
+    p.add_argument("--max-sessions", type=int, default=d.max_sessions, help=f"default {d.max_sessions}")
+    p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
+    p.add_argument("--backend", default="hibari", choices=available_backends(), help="model backend")
+    limits = p.add_argument_group("limits per connection")
+    limits.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
+    limits.add_argument("--max-turn-chars", type=int, default=d.max_turn_chars)
+    limits.add_argument("--commands-per-s", type=float, default=d.commands_per_s)
+    limits.add_argument("--command-burst", type=int, default=d.command_burst)
+    limits.add_argument("--idle-timeout-s", type=float, default=d.idle_timeout_s)
+    limits.add_argument("--max-queued-turns", type=int, default=d.max_queued_turns)
+    limits.add_argument("--send-queue-messages", type=int, default=d.send_queue_messages)
+    limits.add_argument(
+        "--lead-frames", type=int, default=d.lead_frames, help="frames sent ahead of real time (default 2)"
+    )
+    p.set_defaults(func=cmd_serve)
+
+
+__all__ = ["add_serve_command", "cmd_serve", "settings_from_args"]

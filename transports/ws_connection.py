@@ -1,0 +1,392 @@
+"""One WebSocket connection speaking protocol v1 over one engine session, paced to real time.
+
+Three tasks, named after the connection, started and cancelled-and-awaited by ``run()``::
+
+    reader   client messages -> rate limit -> parse_command -> engine verbs; replies and errors
+    writer   engine frames and Done -> pacing -> encoded messages
+    sender   encoded messages (``ws_outbox.Outbox``: bounded, one item type) -> the socket
+
+Turn semantics. By default (dia2stream compatible) every ``start``/``inject`` is a whole
+utterance: the engine gets the text and a flush, and a ``done`` follows its audio. One arriving
+while a turn is being spoken waits (at most ``max_queued_turns``, then ``busy``) and is spoken
+after the current turn's ``done``, in order, each with its own ``done``. After
+``{"cmd": "config", "streaming": true}`` the verbs map to the engine's one to one: ``start``
+and ``inject`` add LLM tokens to the turn, ``flush`` ends it (then ``done``). In both modes
+``pause`` stops the audio at once (the remainder and the waiting utterances are kept for
+``resume``); a ``start``/``inject`` after a pause drops them and speaks the new text; ``reset``
+drops everything (no ``done`` for what it drops). ``config`` is accepted between turns only.
+
+Pause. Verbs that produce engine events (pause, resume, reset) are answered by the reader at once,
+so ``paused`` follows the last frame sent. The writer never holds a frame across a wait: it sleeps
+until the next frame is due, then takes it from the engine and queues it without yielding, so no
+frame of a paused turn is sent after the pause is processed. The engine's faded
+``last_in_pause`` frame is dropped: a player fades out by itself when it runs dry.
+``paused.samples`` and ``spoken`` count what this connection sent of the turn.
+
+Pacing (``pacing.Pacer``, one monotonic clock per connection): frame k of a stream leaves at
+``t0 + (k - lead_frames) * 80 ms``, so a client never holds more than ``lead_frames`` of audio it
+could not yet have played. The binary header's ms count from the command that began the turn
+(for an utterance that waited in the queue, from when it arrived).
+
+A client that stops reading fills the send queue and is dropped (close 1008) without touching
+any other connection. However the connection ends, the engine session is closed at once. This
+module never runs model compute and never blocks the event loop; errors a client can cause are
+answered on the wire, anything else ends the connection with 1011 and is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+from starlette.types import Message
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from tts_service.engine.session import SessionState
+from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output, Paused, Reset, Resumed
+from tts_service.errors import InvalidStateError, TextTooLongError, WarmlineError
+from tts_service.runtime import RuntimeSession
+
+from . import g711
+from . import ws_protocol as wp
+from .metrics import ServerMetrics
+from .pacing import Pacer
+from .security import TokenBucket
+from .ws_outbox import CloseConnection, Outbox
+from .ws_settings import ServerSettings
+
+log = logging.getLogger("warmline.ws")
+
+_SPEAKING = (SessionState.SPEAKING, SessionState.FLUSHING)
+#: a message this short might be a pause, which is never rate limited (a barge-in must land)
+_PAUSE_MAX_CHARS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _Utterance:
+    """A whole ``start``/``inject`` waiting for the turn being spoken to end."""
+
+    verb: Literal["start", "inject"]
+    text: str
+    received_s: float
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What this connection has sent of the turn being spoken."""
+
+    began_s: float
+    chars: int = 0
+    samples: int = 0
+    words: list[str] = field(default_factory=list)
+    first_frame_sent: bool = False
+
+
+class WsConnection:
+    """Protocol v1 for one client over ``session``; call ``run()`` once, after accepting."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        session: RuntimeSession,
+        settings: ServerSettings,
+        metrics: ServerMetrics,
+        *,
+        voice: str,
+        name: str,
+    ) -> None:
+        self._ws = websocket
+        self._session = session
+        self._settings = settings
+        self._metrics = metrics
+        self._clock = settings.clock
+        self._name = name
+        self._voice = voice
+        self._encoding = settings.encoding
+        self._streaming = False
+        self._word_timestamps = False
+        self._outbox = Outbox(
+            settings.send_queue_messages, stall_timeout_s=settings.stall_timeout_s, metrics=metrics
+        )
+        self._waiting: deque[_Utterance] = deque()
+        self._turn: _Turn | None = None
+        self._pacer = Pacer(FRAME_MS / 1000, settings.lead_frames)
+        self._bucket = TokenBucket(settings.commands_per_s, settings.command_burst, clock=settings.clock)
+        self._rate_limited = False
+        self._ran = False
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve until the client leaves or is dropped; the session is closed when this returns."""
+        if self._ran:
+            raise InvalidStateError("a WsConnection runs once")
+        self._ran = True
+        self._send(
+            wp.encode_ready(sample_rate=self._session.sample_rate, encoding=self._encoding, voice=self._voice)
+        )
+        tasks = [
+            asyncio.create_task(self._read_loop(), name=f"{self._name}-reader"),
+            asyncio.create_task(self._write_loop(), name=f"{self._name}-writer"),
+            asyncio.create_task(self._outbox.run(self._ws), name=f"{self._name}-sender"),
+        ]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.wait(tasks)
+            await self._session.aclose()
+        close = self._close_request(tasks)
+        if close is not None:
+            await self._close(*close)
+
+    def _close_request(self, tasks: list[asyncio.Task[None]]) -> tuple[int, str] | None:
+        for task in tasks:
+            if task.cancelled() or task.exception() is None:
+                continue
+            exc = task.exception()
+            if isinstance(exc, CloseConnection):
+                return exc.code, exc.reason
+            log.error("%s: %s failed", self._name, task.get_name(), exc_info=exc)
+            return 1011, "internal error"
+        return None
+
+    async def _close(self, code: int, reason: str) -> None:
+        log.info("%s: closing (%d %s)", self._name, code, reason)
+        try:
+            async with asyncio.timeout(self._settings.close_timeout_s):
+                await self._ws.close(code, reason)
+        except (TimeoutError, WebSocketDisconnect, OSError, RuntimeError):
+            # The client is gone or not reading; uvicorn closes the transport when we return.
+            pass
+
+    # -- sending ------------------------------------------------------------------------------
+
+    def _send(self, data: str | bytes) -> None:
+        self._outbox.put(data)
+
+    def _error(self, code: str, message: str) -> None:
+        self._metrics.errors.labels(code).inc()
+        self._send(wp.encode_error(code, message))
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def _busy(self) -> bool:
+        return self._session.state in _SPEAKING or bool(self._waiting)
+
+    async def _receive(self) -> Message | None:
+        """The next client message, None once the client has gone; closes an idle connection."""
+        while True:
+            try:
+                async with asyncio.timeout(self._settings.idle_timeout_s):
+                    message = await self._ws.receive()
+            except TimeoutError:
+                if self._busy():
+                    continue
+                self._metrics.rejected.labels("idle").inc()
+                raise CloseConnection(1000, "idle timeout") from None
+            if message["type"] == "websocket.disconnect":
+                return None
+            return message
+
+    async def _read_loop(self) -> None:
+        while True:
+            await self._outbox.wait_for_room()  # backpressure: replies first
+            message = await self._receive()
+            if message is None:
+                return
+            text = message.get("text")
+            raw: str | bytes = text if isinstance(text, str) else (message.get("bytes") or b"")
+            allowed = self._bucket.try_take()
+            if not allowed and not self._is_pause(raw):
+                if not self._rate_limited:  # one error per episode, not one per dropped command
+                    self._rate_limited = True
+                    self._error(
+                        "rate_limited",
+                        f"more than {self._settings.commands_per_s:g} commands a second: commands are "
+                        "dropped until the rate falls (pause is never dropped)",
+                    )
+                continue
+            if allowed:
+                self._rate_limited = False
+            try:
+                await self._apply(wp.parse_command(raw, max_bytes=self._settings.max_message_bytes))
+            except WarmlineError as exc:
+                self._error(exc.code, str(exc))
+
+    @staticmethod
+    def _is_pause(raw: str | bytes) -> bool:
+        if not isinstance(raw, str) or len(raw) > _PAUSE_MAX_CHARS:
+            return False
+        try:
+            return isinstance(wp.parse_command(raw), wp.Pause)
+        except wp.ProtocolError:
+            return False
+
+    async def _apply(self, command: wp.Command) -> None:
+        if isinstance(command, wp.Start | wp.Inject):
+            self._speak("start" if isinstance(command, wp.Start) else "inject", command.text)
+        elif isinstance(command, wp.Flush):
+            self._session.flush()
+        elif isinstance(command, wp.Pause):
+            before = self._session.state
+            self._session.pause()
+            if self._session.state is not before:
+                self._drain_until(Paused)
+        elif isinstance(command, wp.Resume):
+            before = self._session.state
+            self._session.resume()
+            if self._session.state is not before:
+                self._drain_until(Resumed)
+        elif isinstance(command, wp.Reset):
+            self._waiting.clear()
+            self._session.reset()
+            self._drain_until(Reset)
+            self._turn = None
+        else:
+            await self._configure(command)
+
+    def _drain_until(self, kind: type[Paused | Resumed | Reset]) -> None:
+        """Send the events a verb just produced (and any before them), up to the one of ``kind``."""
+        while (out := self._session.next_output_nowait()) is not None:
+            self._emit(out)
+            if isinstance(out, kind):
+                return
+
+    def _speak(self, verb: Literal["start", "inject"], text: str) -> None:
+        now = self._clock()
+        limit = self._settings.max_turn_chars
+        held = 0
+        if self._streaming and self._session.state is SessionState.SPEAKING and self._turn is not None:
+            held = self._turn.chars  # a streamed turn's injects add up
+        if held + len(text) > limit:
+            raise TextTooLongError(f"a turn may hold at most {limit} characters of text")
+        if self._streaming:
+            self._begin(verb, text, now)
+            return
+        if self._session.state in _SPEAKING:
+            if len(self._waiting) >= self._settings.max_queued_turns:
+                raise wp.ProtocolError(
+                    "busy", f"{len(self._waiting)} utterances are already waiting: wait for done, or pause"
+                )
+            self._waiting.append(_Utterance(verb, text, now))
+            return
+        # From a pause, the new text replaces the paused remainder and whatever was waiting.
+        self._waiting.clear()
+        self._begin(verb, text, now)
+        self._session.flush()
+
+    def _begin(self, verb: Literal["start", "inject"], text: str, received_s: float) -> None:
+        new_turn = self._session.state in (SessionState.IDLE, SessionState.PAUSED)
+        if verb == "start":
+            self._session.start(text)
+        else:
+            self._session.inject(text)
+        if new_turn or self._turn is None:
+            self._turn = _Turn(began_s=received_s)
+        self._turn.chars += len(text)
+
+    async def _configure(self, command: wp.Configure) -> None:
+        if self._session.state is not SessionState.IDLE or self._waiting:
+            raise InvalidStateError("config is accepted between turns only: wait for done, or reset first")
+        if command.voice is not None or command.speed is not None or command.sample_rate is not None:
+            await self._session.configure(
+                voice=command.voice, speed=command.speed, sample_rate=command.sample_rate
+            )
+        if command.voice is not None:
+            self._voice = command.voice
+        if command.encoding is not None:
+            self._encoding = command.encoding
+        if command.word_timestamps is not None:
+            self._word_timestamps = command.word_timestamps
+        if command.streaming is not None:
+            self._streaming = command.streaming
+        self._send(
+            wp.encode_configured(
+                sample_rate=self._session.sample_rate,
+                encoding=self._encoding,
+                voice=self._voice,
+                speed=float(self._session.engine.config.speed),
+                word_timestamps=self._word_timestamps,
+                streaming=self._streaming,
+            )
+        )
+
+    # -- writing ------------------------------------------------------------------------------
+
+    async def _write_loop(self) -> None:
+        while True:
+            delay_s = self._pacer.delay_s(self._clock())
+            if delay_s > 0:
+                await asyncio.sleep(delay_s)
+            try:
+                out = await self._session.next_output()
+            except StopAsyncIteration:
+                return
+            # From here to the next await nothing else runs: the frame is queued before any pause.
+            self._emit(out)
+
+    def _emit(self, out: Output) -> None:
+        if isinstance(out, Frame):
+            if not out.last_in_pause:
+                self._send_frame(out)
+        elif isinstance(out, Done):
+            self._end_turn()
+        elif isinstance(out, Paused):
+            turn = self._turn
+            spoken = " ".join(turn.words) if turn else ""
+            self._send(wp.encode_paused(spoken=spoken, samples=turn.samples if turn else 0))
+            self._pacer.stream_break()
+        elif isinstance(out, Resumed):
+            self._send(wp.encode_resumed())
+        elif isinstance(out, Reset):
+            self._send(wp.encode_reset())
+            self._pacer.stream_break()
+        elif isinstance(out, ErrorEvent):
+            self._error(out.code, out.message)
+
+    def _send_frame(self, frame: Frame) -> None:
+        now = self._clock()
+        if self._turn is None:  # cannot happen: every turn begins in _begin
+            self._turn = _Turn(began_s=now)
+        turn = self._turn
+        rate = frame.sample_rate
+        if self._word_timestamps:
+            for w in frame.words:
+                # Positions relative to this frame, placed on what this connection sent of the turn.
+                start_ms = 1000 * (turn.samples + w.start_sample - frame.sample_offset) / rate
+                end_ms = 1000 * (turn.samples + w.end_sample - frame.sample_offset) / rate
+                self._send(wp.encode_word(word=w.word, start_ms=start_ms, end_ms=end_ms))
+        turn.words.extend(w.word for w in frame.words)
+        pcm = cast("npt.NDArray[np.int16]", frame.samples)  # sessions are opened with PCM16
+        payload = g711.encode(pcm) if self._encoding is wp.Encoding.MULAW else pcm
+        self._send(wp.encode_audio_frame(payload, (now - turn.began_s) * 1000))
+        turn.samples += frame.num_samples
+        self._metrics.frames_sent.inc()
+        if not turn.first_frame_sent:
+            turn.first_frame_sent = True
+            self._metrics.first_frame_latency.observe(now - turn.began_s)
+        if self._pacer.frame_sent(now):
+            self._metrics.late_frames.inc()
+
+    def _end_turn(self) -> None:
+        self._send(wp.encode_done())
+        self._turn = None
+        self._pacer.stream_break()
+        while self._waiting:
+            nxt = self._waiting.popleft()
+            try:
+                self._begin(nxt.verb, nxt.text, nxt.received_s)
+                self._session.flush()
+                return
+            except WarmlineError as exc:
+                self._error(exc.code, str(exc))
+
+
+__all__ = ["WsConnection"]
