@@ -527,3 +527,19 @@ def test_a_listener_about_to_run_dry_gets_the_complete_words() -> None:
     out = pump(s)
     assert backend.calls == ["Right,", "the train leaves at seven from"]
     assert words_of(out) == ["the", "train", "leaves", "at", "seven", "from"]
+
+
+def test_pause_without_a_fade_frame_hands_out_nothing_more() -> None:
+    """With pause_fade_frame=False, pause emits only Paused and resume continues seamlessly."""
+    s = make(pause_fade_frame=False)
+    s.start(TEXT)
+    s.flush()
+    before = pump_frames(s, 4)
+    s.pause()
+    after = pump(s)
+    assert frames_of(after) == [] and isinstance(after[-1], Paused)
+    assert after[-1].num_samples == 4 * 1920
+    s.resume()
+    rest = pump(s)
+    assert frames_of(rest)[0].sample_offset == 4 * 1920
+    assert words_of(before + rest) == WORDS

@@ -131,6 +131,11 @@ class EngineRuntime:
         await self.aclose()
 
     @property
+    def started(self) -> bool:
+        """True once the model is loaded and the workers run, until ``aclose()``."""
+        return self._started and not self._closed
+
+    @property
     def session_count(self) -> int:
         return len(self._sessions)
 

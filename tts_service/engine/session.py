@@ -95,6 +95,9 @@ class SessionConfig:
     #: frame backends: step at most this many frames ahead of the listener
     lookahead_frames: int = 3
     pause_fade_ms: float = 10.0
+    #: pause emits one last faded frame (True), or nothing, for transports that fade out
+    #: themselves; either way ``Paused.num_samples`` counts exactly the samples handed out
+    pause_fade_frame: bool = True
     #: when a real-time listener would run dry within this long and no unit is queued, speak the
     #: complete words held (a cut at a word beats a gap in the audio)
     starve_guard_ms: int = 250
@@ -327,7 +330,7 @@ class EngineSession:
             return
         self._resume_to = self._state
         self._listen_anchor = None
-        fade = self._timeline.pop_fade_frame()
+        fade = self._timeline.pop_fade_frame() if self._config.pause_fade_frame else None
         if fade is not None:
             self._outbox.append(fade)
         self._outbox.append(
