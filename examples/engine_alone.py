@@ -25,8 +25,7 @@ def main(path: str) -> None:
     pcm: list[bytes] = []
 
     def pump() -> None:
-        while (job := session.next_job()) is not None:
-            session.complete(job.run())  # model compute; the async runtime runs this on a worker
+        session.run_jobs()  # model compute, inline; the async runtime runs jobs on worker threads
         for out in session.drain():
             if isinstance(out, Frame):
                 pcm.append(out.pcm16_bytes())

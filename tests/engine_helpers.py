@@ -11,11 +11,9 @@ def pump(session: EngineSession) -> list[Output]:
     outputs: list[Output] = []
     while True:
         outputs.extend(session.drain())
-        job = session.next_job()
-        if job is None:
+        if not session.step():
             outputs.extend(session.drain())
             return outputs
-        session.complete(job.run())
 
 
 def pump_frames(session: EngineSession, max_frames: int) -> list[Output]:
@@ -25,10 +23,8 @@ def pump_frames(session: EngineSession, max_frames: int) -> list[Output]:
     while frames < max_frames:
         item = session.next_output()
         if item is None:
-            job = session.next_job()
-            if job is None:
+            if not session.step():
                 break
-            session.complete(job.run())
             continue
         outputs.append(item)
         if isinstance(item, Frame):

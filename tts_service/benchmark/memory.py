@@ -54,10 +54,8 @@ def _mid_turn(backend: UnitBackend, index: int) -> EngineSession:
     while pulled < FRAMES_PULLED:
         item = session.next_output()
         if item is None:
-            job = session.next_job()
-            if job is None:
+            if not session.step():
                 break
-            session.complete(job.run())
         elif isinstance(item, Frame):
             pulled += 1
     while (job := session.next_job()) is not None:  # refill the look-ahead after the pulls

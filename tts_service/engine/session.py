@@ -3,8 +3,7 @@
     session = EngineSession(backend, SessionConfig(sample_rate=8000))
     session.start("Hello")          # verbs are cheap: they never run the model
     session.inject(" there, how")   # LLM tokens, as they arrive
-    while (job := session.next_job()) is not None:
-        session.complete(job.run())  # model compute: inline here, on a worker in the runtime
+    session.run_jobs()               # model compute: inline here, on a worker in the runtime
     for out in session.drain():      # Frames (exactly 80 ms) and events, in order
         ...
 
@@ -488,6 +487,24 @@ class EngineSession:
             self._in_flight = job
             self._context_reset_pending = False
         return job
+
+    def step(self) -> bool:
+        """Run the next job inline, if there is one; returns whether one ran.
+
+        For callers without worker threads (a script, a test); the runtime never calls this.
+        """
+        job = self.next_job()
+        if job is None:
+            return False
+        self.complete(job.run())
+        return True
+
+    def run_jobs(self) -> int:
+        """Run inline every job the session wants now; returns how many ran."""
+        ran = 0
+        while self.step():
+            ran += 1
+        return ran
 
     def complete(self, result: JobResult) -> None:
         """Take a finished job's output; a result from before a discard or reset is dropped."""
