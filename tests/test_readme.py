@@ -24,3 +24,13 @@ def test_readme_main_command_speaks_with_the_cli() -> None:
     """The first README command installs the package and runs the warmline CLI."""
     first = _readme_commands()[0]
     assert "pip install -e ." in first and "warmline " in first
+
+
+def test_readme_engine_example_runs() -> None:
+    """The README's engine-in-one-screen example runs as written and yields whole frames."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    code = re.findall(r"```python\n(.+?)\n```", text, flags=re.S)[0]
+    scope: dict[str, object] = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    pcm = scope["pcm"]
+    assert isinstance(pcm, list) and len(pcm) > 10 and all(len(b) == 640 * 2 for b in pcm)
