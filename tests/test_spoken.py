@@ -240,3 +240,8 @@ def test_spoken_form_never_raises_and_leaves_no_ascii_digits(text: str) -> None:
 def test_spoken_form_never_raises_on_arbitrary_text(text: str) -> None:
     """Arbitrary unicode, lone surrogates included, is handled without error."""
     to_spoken_form(text)
+
+
+def test_speaker_tags_pass_through_untouched() -> None:
+    """[S1]/[S2] are model markup: the digits inside them are not read out."""
+    assert to_spoken_form("[S1] I paid $3. [S2] Only 2?") == "[S1] I paid three dollars. [S2] Only two?"

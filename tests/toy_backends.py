@@ -54,7 +54,7 @@ class ToneBackend:
     def voices(self) -> tuple[str, ...]:
         return ("a", "b")
 
-    def new_voice_state(self, voice: str) -> VoiceState:
+    def new_voice_state(self, voice: str, seed: int | None = None) -> VoiceState:
         if voice not in self.voices():
             raise UnknownVoiceError(f"unknown voice {voice!r}; available: a, b")
         return VoiceState(voice)
@@ -116,7 +116,7 @@ class ToyFrameBackend:
     def voices(self) -> tuple[str, ...]:
         return ("a",)
 
-    def new_voice_state(self, voice: str) -> VoiceState:
+    def new_voice_state(self, voice: str, seed: int | None = None) -> VoiceState:
         if voice != "a":
             raise UnknownVoiceError(voice)
         return ToyFrameState(voice)

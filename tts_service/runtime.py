@@ -145,9 +145,11 @@ class EngineRuntime:
 
     # -- sessions -----------------------------------------------------------------------------
 
-    async def voice_state(self, voice: str | None) -> VoiceState:
+    async def voice_state(self, voice: str | None, seed: int | None = None) -> VoiceState:
         """A voice state, created off the loop (a new voice may load a model)."""
-        return await asyncio.to_thread(self.backend.new_voice_state, voice or self.backend.default_voice)
+        return await asyncio.to_thread(
+            self.backend.new_voice_state, voice or self.backend.default_voice, seed
+        )
 
     async def open_session(self, config: SessionConfig | None = None) -> RuntimeSession:
         """A new session; raises CapacityError beyond ``max_sessions``."""
@@ -156,7 +158,7 @@ class EngineRuntime:
         if len(self._sessions) >= self.max_sessions:
             raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
         config = config or SessionConfig()
-        state = await self.voice_state(config.voice)
+        state = await self.voice_state(config.voice, config.seed)
         if len(self._sessions) >= self.max_sessions:  # re-check: others may have opened meanwhile
             raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
         engine = EngineSession(self.backend, config, clock=self._clock, voice_state=state)
@@ -273,7 +275,8 @@ class RuntimeSession:
         sample_format: SampleFormat | str | None = None,
     ) -> None:
         """Change settings between turns; a new voice is loaded off the loop."""
-        state = await self._runtime.voice_state(voice) if voice is not None else None
+        seed = self._engine.config.seed
+        state = await self._runtime.voice_state(voice, seed) if voice is not None else None
         self._engine.configure(
             voice=voice, speed=speed, sample_rate=sample_rate, sample_format=sample_format, voice_state=state
         )

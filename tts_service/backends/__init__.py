@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from tts_service.backends.base import Backend
-from tts_service.errors import InvalidInputError
+from tts_service.errors import InvalidInputError, ModelNotAvailableError
 
-_KNOWN = ("hibari",)
+_KNOWN = ("hibari", "pocket", "dia2")
 
 
 def available_backends() -> tuple[str, ...]:
@@ -21,9 +21,31 @@ def available_backends() -> tuple[str, ...]:
 
 
 def create_backend(name: str, **options: Any) -> Backend:
-    """An unloaded backend called ``name``, built with ``options``; raises InvalidInputError."""
+    """An unloaded backend called ``name``, built with ``options``.
+
+    Raises InvalidInputError for an unknown name, ModelNotAvailableError when the backend's
+    runtime is not installed (the message says what to install).
+    """
     if name == "hibari":
         from tts_service.backends.hibari import HibariBackend
 
         return HibariBackend(**options)
+    if name == "pocket":
+        try:
+            from tts_service.backends.pocket import PocketBackend
+        except ImportError as exc:
+            raise ModelNotAvailableError(
+                f"the pocket backend needs torch and pocket-tts ({exc}): "
+                f"pip install torch==2.13.0 pocket-tts==4.0.1"
+            ) from exc
+        return PocketBackend(**options)
+    if name == "dia2":
+        try:
+            from tts_service.backends.dia2 import Dia2Backend
+        except ImportError as exc:
+            raise ModelNotAvailableError(
+                f"the dia2 backend needs torch ({exc}): pip install torch, then "
+                f"pip install git+https://github.com/nari-labs/dia2"
+            ) from exc
+        return Dia2Backend(**options)
     raise InvalidInputError(f"unknown backend {name!r}; known: {', '.join(_KNOWN)}")

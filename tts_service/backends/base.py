@@ -103,8 +103,12 @@ class Backend(Protocol):
     def voices(self) -> tuple[str, ...]:
         """Names accepted by ``new_voice_state``."""
 
-    def new_voice_state(self, voice: str) -> VoiceState:
-        """A fresh per-session state for ``voice``; raises UnknownVoiceError."""
+    def new_voice_state(self, voice: str, seed: int | None = None) -> VoiceState:
+        """A fresh per-session state for ``voice``; raises UnknownVoiceError.
+
+        ``seed`` fixes the sampling of models whose noise lives in the state (autoregressive
+        ones); models that take a seed per call may ignore it.
+        """
 
     def reset_context(self, state: VoiceState) -> None:
         """Drop the conversation prefix, keep the voice (restore the voice snapshot)."""

@@ -204,7 +204,7 @@ class HibariBackend:
             usable.append(name)
         return tuple(usable)
 
-    def new_voice_state(self, voice: str) -> HibariVoiceState:
+    def new_voice_state(self, voice: str, seed: int | None = None) -> HibariVoiceState:
         """A state for ``voice``; loads that voice's model on its first use. Raises UnknownVoiceError."""
         self._model(voice)
         return HibariVoiceState(voice)

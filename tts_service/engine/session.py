@@ -121,7 +121,9 @@ class EngineSession:
         self._check_config(config)
         self._config = config
         voice = config.voice or backend.default_voice
-        self._voice_state = voice_state if voice_state is not None else backend.new_voice_state(voice)
+        self._voice_state = (
+            voice_state if voice_state is not None else backend.new_voice_state(voice, seed=config.seed)
+        )
         self._join_policy = join_policy
         self._producer = self._new_producer()
         self._segmenter = self._new_segmenter()
@@ -252,7 +254,7 @@ class EngineSession:
             new = replace(new, voice=voice)
         self._check_config(new)
         if voice_state is None and voice is not None and voice != (self._config.voice or ""):
-            voice_state = self._backend.new_voice_state(voice)
+            voice_state = self._backend.new_voice_state(voice, seed=new.seed)
         if voice_state is not None:
             self._voice_state = voice_state
         self._config = new

@@ -82,11 +82,17 @@ def to_spoken_form(text: str) -> str:
     """Rewrite numbers, money, times, dates, symbols, abbreviations, URLs and e-mails as English words.
 
     Spaces are collapsed and the result stripped; everything else the rules do not match is returned
-    unchanged. Idempotent: the output has no digits or rewritten symbols left.
+    unchanged. Speaker tags such as ``[S1]`` are markup for the model and pass through as they are.
+    Idempotent: the output has no digits or rewritten symbols left outside speaker tags.
     """
-    for pattern, replace in _RULES:
-        text = pattern.sub(replace, text)
-    return _SPACES_RE.sub(" ", text).strip()
+    parts = _SPEAKER_TAG_SPLIT_RE.split(text)
+    for i in range(0, len(parts), 2):  # even indexes are text, odd ones the tags themselves
+        for pattern, replace in _RULES:
+            parts[i] = pattern.sub(replace, parts[i])
+    return _SPACES_RE.sub(" ", " ".join(p for p in parts if p.strip())).strip()
+
+
+_SPEAKER_TAG_SPLIT_RE = re.compile(r"(\[S\d+\])")
 
 
 # --- helpers --------------------------------------------------------------------------------------
