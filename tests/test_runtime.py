@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 import pytest
-from toy_backends import ToneBackend
+from toy_backends import BatchToyFrameBackend, ToneBackend
 
 from tts_service.backends.base import UnitAudio, VoiceState
 from tts_service.engine.session import SessionConfig, SessionState
@@ -202,5 +202,32 @@ def test_capacity_and_close() -> None:
         assert s.closed
         assert [item async for item in s] == []
         assert not any(t.name.startswith("warmline-runtime") for t in threading.enumerate())
+
+    asyncio.run(main())
+
+
+def test_frame_jobs_of_several_sessions_run_as_one_batch() -> None:
+    """Queued frame jobs for one batch-capable model advance together; each session gets its own words."""
+    backend = BatchToyFrameBackend()
+
+    async def main() -> None:
+        async with EngineRuntime(backend, workers=1, max_batch=8) as rt:
+            blocker = await rt.open_session()
+            backend.gate.clear()
+            blocker.start("hold on")  # the only worker takes this job and waits at the gate
+            await asyncio.sleep(0.05)
+            sessions = [await rt.open_session() for _ in range(4)]
+            names = ["anna", "bert", "cleo", "dora"]  # no digits: this model's text is normalized
+            for name, s in zip(names, sessions, strict=True):
+                s.start(f"alpha {name} gamma")
+                s.flush()
+            await asyncio.sleep(0.05)
+            backend.gate.set()
+            results = await asyncio.gather(*(collect(s) for s in sessions))
+            for name, out in zip(names, results, strict=True):
+                assert words(out) == ["alpha", name, "gamma"]
+            assert max(backend.batch_sizes) >= 2 and rt.stats.batches_run >= 1
+            for s in [blocker, *sessions]:
+                await s.aclose()
 
     asyncio.run(main())

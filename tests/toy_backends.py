@@ -158,3 +158,23 @@ class ToyFrameBackend:
         state.kv_frames += 1
         finished = state.current is None and not state.queue and state.ended
         return FrameStep(audio, words, finished=finished)
+
+
+class BatchToyFrameBackend(ToyFrameBackend):
+    """ToyFrameBackend with a batched step; records each batch's size. ``gate`` holds a step."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.batch_sizes: list[int] = []
+        self.gate = threading.Event()
+        self.gate.set()
+
+    def step_batch(self, states: list[VoiceState]) -> list[FrameStep]:
+        self.gate.wait(timeout=10)
+        self.batch_sizes.append(len(states))
+        return [self.step(s) for s in states]
+
+    def step(self, state: VoiceState) -> FrameStep:
+        self.gate.wait(timeout=10)
+        return super().step(state)

@@ -31,9 +31,9 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from types import TracebackType
 
-from .backends.base import Backend, VoiceState
+from .backends.base import Backend, BatchFrameBackend, VoiceState
 from .engine.clock import Clock, monotonic
-from .engine.jobs import Job, JobResult
+from .engine.jobs import FrameJob, Job, JobResult, run_frame_batch
 from .engine.session import EngineSession, SessionConfig, SessionState
 from .engine.types import Output, SampleFormat
 from .errors import CapacityError, InvalidStateError
@@ -63,6 +63,9 @@ class RuntimeStats:
     compute_s: float = 0.0
     max_queue_depth: int = 0
     sessions_opened: int = 0
+    #: batched frame steps: passes run and the largest number of sessions in one
+    batches_run: int = 0
+    max_batch_size: int = 0
 
 
 class EngineRuntime:
@@ -74,10 +77,12 @@ class EngineRuntime:
         *,
         workers: int = 2,
         max_sessions: int = 256,
+        max_batch: int = 8,
         clock: Clock = monotonic,
     ) -> None:
-        if workers < 1 or max_sessions < 1:
-            raise ValueError("workers and max_sessions must be positive")
+        if workers < 1 or max_sessions < 1 or max_batch < 1:
+            raise ValueError("workers, max_sessions and max_batch must be positive")
+        self.max_batch = max_batch
         self.backend = backend
         self.max_sessions = max_sessions
         self.stats = RuntimeStats()
@@ -183,25 +188,61 @@ class EngineRuntime:
             _, _, item = self._queue.get()
             if isinstance(item, _StopWorker):
                 return
-            session, job = item.session, item.job
-            if session.is_stale(job):
-                with self._stats_lock:
-                    self.stats.jobs_skipped_stale += 1
-                result = JobResult(job)
-            else:
-                t0 = time.perf_counter()
-                result = job.run()
-                spent = time.perf_counter() - t0
-                with self._stats_lock:
-                    self.stats.compute_s += spent
-                    self.stats.jobs_run += 1
+            batch = self._batch_with(item)
+            live = [w for w in batch if not w.session.is_stale(w.job)]
+            results = {id(w): JobResult(w.job) for w in batch}
+            t0 = time.perf_counter()
+            if len(live) > 1:
+                backend = live[0].job.backend
+                assert isinstance(backend, BatchFrameBackend)
+                frame_jobs = [w.job for w in live if isinstance(w.job, FrameJob)]
+                for w, result in zip(live, run_frame_batch(backend, frame_jobs), strict=True):
+                    results[id(w)] = result
+            elif live:
+                results[id(live[0])] = live[0].job.run()
+            spent = time.perf_counter() - t0
+            with self._stats_lock:
+                self.stats.compute_s += spent
+                self.stats.jobs_run += len(live)
+                self.stats.jobs_skipped_stale += len(batch) - len(live)
+                if len(live) > 1:
+                    self.stats.batches_run += 1
+                    self.stats.max_batch_size = max(self.stats.max_batch_size, len(live))
             loop = self._loop
             if loop is None or loop.is_closed():
                 return
             try:
-                loop.call_soon_threadsafe(session._deliver, result)
+                for w in batch:
+                    loop.call_soon_threadsafe(w.session._deliver, results[id(w)])
             except RuntimeError:  # the loop closed between the check and the call
                 return
+
+    def _batch_with(self, first: _Work) -> list[_Work]:
+        """``first`` plus queued frame jobs for the same batch-capable model, up to ``max_batch``.
+
+        Other queued items go back with their priority; one job per session is ever queued, so
+        the voice states in a batch are distinct.
+        """
+        job = first.job
+        if self.max_batch == 1 or not isinstance(job, FrameJob):
+            return [first]
+        if not isinstance(job.backend, BatchFrameBackend):
+            return [first]
+        batch = [first]
+        others: list[tuple[float, int, _Work | _StopWorker]] = []
+        while len(batch) < self.max_batch:
+            try:
+                entry = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            work = entry[2]
+            if isinstance(work, _Work) and isinstance(work.job, FrameJob) and work.job.backend is job.backend:
+                batch.append(work)
+            else:
+                others.append(entry)
+        for entry in others:
+            self._queue.put(entry)
+        return batch
 
 
 class RuntimeSession:

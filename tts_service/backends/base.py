@@ -14,6 +14,7 @@ one ``VoiceState`` never overlap; calls for different states may run on differen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -78,6 +79,10 @@ class FrameStep:
     words: tuple[WordTime, ...]
     finished: bool
 
+    def stops_job(self) -> bool:
+        """No further step is useful now: the model finished, or waits for text."""
+        return self.finished or len(self.audio) == 0
+
 
 class VoiceState:
     """Per-session model state: the voice, and for autoregressive models the KV cache.
@@ -137,3 +142,11 @@ class FrameBackend(Backend, Protocol):
 
     def step(self, state: VoiceState) -> FrameStep:
         """Advance one frame."""
+
+
+@runtime_checkable
+class BatchFrameBackend(FrameBackend, Protocol):
+    """A frame backend that can advance several sessions' streams in one forward pass."""
+
+    def step_batch(self, states: Sequence[VoiceState]) -> list[FrameStep]:
+        """One step for each state (distinct states), equal to ``step`` on each to float rounding."""

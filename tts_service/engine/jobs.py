@@ -11,9 +11,10 @@ dropped on completion.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..backends.base import FrameBackend, FrameStep, UnitAudio, UnitBackend, VoiceState
+from ..backends.base import BatchFrameBackend, FrameBackend, FrameStep, UnitAudio, UnitBackend, VoiceState
 from ..errors import BackendError, SynthesisError
 from .segmenter import Boundary
 
@@ -48,12 +49,8 @@ class UnitJob:
             if self.reset_context:
                 self.backend.reset_context(self.voice_state)
             audio = self.backend.synthesize(self.voice_state, self.text, speed=self.speed, seed=self.seed)
-        except BackendError as exc:
-            return JobResult(self, error=exc)
-        except Exception as exc:  # a model bug must not kill the session: report it
-            err = SynthesisError(f"{type(exc).__name__}: {exc}")
-            err.__cause__ = exc
-            return JobResult(self, error=err)
+        except Exception as exc:
+            return JobResult(self, error=_as_backend_error(exc))
         return JobResult(self, unit_audio=audio)
 
 
@@ -75,26 +72,72 @@ class FrameJob:
         """Run the model; stops early when the model reports it has finished."""
         out: list[FrameStep] = []
         try:
-            if self.reset_context:
-                self.backend.reset_context(self.voice_state)
-            if self.discard_first:
-                self.backend.discard_text(self.voice_state)
-            for text in self.feed:
-                self.backend.feed_text(self.voice_state, text)
-            if self.end_text:
-                self.backend.end_text(self.voice_state)
+            self.prepare()
             for _ in range(self.steps):
                 step = self.backend.step(self.voice_state)
                 out.append(step)
-                if step.finished or len(step.audio) == 0:
+                if step.stops_job():
                     break
-        except BackendError as exc:
-            return JobResult(self, frame_steps=tuple(out), error=exc)
         except Exception as exc:
-            err = SynthesisError(f"{type(exc).__name__}: {exc}")
-            err.__cause__ = exc
-            return JobResult(self, frame_steps=tuple(out), error=err)
+            return JobResult(self, frame_steps=tuple(out), error=_as_backend_error(exc))
         return JobResult(self, frame_steps=tuple(out))
+
+    def prepare(self) -> None:
+        """Everything before the steps: context reset, discard, text fed, end of text."""
+        if self.reset_context:
+            self.backend.reset_context(self.voice_state)
+        if self.discard_first:
+            self.backend.discard_text(self.voice_state)
+        for text in self.feed:
+            self.backend.feed_text(self.voice_state, text)
+        if self.end_text:
+            self.backend.end_text(self.voice_state)
+
+
+def run_frame_batch(backend: BatchFrameBackend, jobs: Sequence[FrameJob]) -> list[JobResult]:
+    """Run several sessions' frame jobs with one batched forward pass per step.
+
+    Each job's own prelude runs first; then every job still stepping advances together until
+    each has its ``steps`` or stops. Results are what each ``job.run()`` would return, to float
+    rounding. A failure in the batched pass fails every job of that step (each gets the error).
+    """
+    out: dict[int, list[FrameStep]] = {id(j): [] for j in jobs}
+    errors: dict[int, BackendError] = {}
+    stepping: list[FrameJob] = []
+    for job in jobs:
+        try:
+            job.prepare()
+            stepping.append(job)
+        except Exception as exc:
+            errors[id(job)] = _as_backend_error(exc)
+    k = 0
+    while stepping:
+        stepping = [j for j in stepping if k < j.steps]
+        if not stepping:
+            break
+        try:
+            steps = backend.step_batch([j.voice_state for j in stepping])
+        except Exception as exc:
+            err = _as_backend_error(exc)
+            for j in stepping:
+                errors[id(j)] = err
+            break
+        still = []
+        for job, step in zip(stepping, steps, strict=True):
+            out[id(job)].append(step)
+            if not step.stops_job():
+                still.append(job)
+        stepping = still
+        k += 1
+    return [JobResult(j, frame_steps=tuple(out[id(j)]), error=errors.get(id(j))) for j in jobs]
+
+
+def _as_backend_error(exc: Exception) -> BackendError:
+    if isinstance(exc, BackendError):
+        return exc
+    err = SynthesisError(f"{type(exc).__name__}: {exc}")  # a model bug must not kill the session
+    err.__cause__ = exc
+    return err
 
 
 Job = UnitJob | FrameJob
