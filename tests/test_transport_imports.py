@@ -1,0 +1,20 @@
+"""The transports' wire codecs stay sans-I/O: importing them pulls in no asyncio, sockets or Pipecat."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+FORBIDDEN = ("asyncio", "socket", "pipecat", "websockets", "aiortc", "starlette", "torch")
+
+
+def test_twilio_codec_and_mark_ledger_import_no_io() -> None:
+    """A fresh interpreter importing the Twilio codec, its state machines and the ledger loads no I/O."""
+    code = (
+        "import sys\n"
+        "import transports.twilio_protocol, transports.twilio_stream, transports.marks, transports.g711\n"
+        f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"the codecs import {out.stdout.strip()}"

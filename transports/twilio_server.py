@@ -1,0 +1,175 @@
+"""Routes that put a bot on a phone call through Twilio Media Streams: ``/twilio`` and ``/twiml``.
+
+    routes = twilio_routes(bot, TwilioSettings(public_host="bot.example.com"))
+    app = Starlette(routes=[*routes, ...])          # or: fastapi_app.router.routes.extend(routes)
+
+``POST /twiml`` is the voice webhook: it answers with the TwiML that connects the call to this
+server's stream endpoint, ``<Connect><Stream url="wss://HOST/twilio">`` with a ``<Parameter>``
+for each configured value and for the caller's ``From``/``To``/``CallSid`` from the webhook
+form (they reach the bot as ``start.customParameters``). HOST is ``public_host`` or else the
+request's Host header (when it looks like a host name).
+
+``/twilio`` (WebSocket) accepts a stream, reads ``connected`` and ``start``, then runs
+``bot(call)`` (a ``twilio_call.TwilioCall``; a Pipecat bot wraps it in
+``twilio_pipecat.TwilioMediaStreamTransport``) beside the call's reader. When the stream ends
+first, the bot is told (``report_end``) and given ``end_grace_s`` to finish before it is
+cancelled; when the bot returns first, the socket is closed. Both tasks are named after the
+call, cancelled and awaited before the endpoint returns; an error in one call is logged and
+never reaches the event loop or another call. Above ``max_calls`` a stream is closed with 1013.
+
+This module owns admission and wiring only: no Pipecat, no engine, no protocol details.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import re
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+from xml.sax.saxutils import quoteattr
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from tts_service.engine.clock import Clock, monotonic
+
+from .twilio_call import TwilioCall
+from .twilio_protocol import TwilioProtocolError
+
+log = logging.getLogger("warmline.twilio")
+
+TwilioBot = Callable[[TwilioCall], Coroutine[Any, Any, None]]
+#: webhook form fields passed on to the bot as stream parameters
+FORWARDED_FIELDS = ("From", "To", "CallSid")
+_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
+_MAX_FORM_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class TwilioSettings:
+    """Paths, limits and timing of the Twilio endpoints."""
+
+    ws_path: str = "/twilio"
+    twiml_path: str = "/twiml"
+    #: host (and port) in the TwiML's wss:// URL; None: the webhook request's Host header
+    public_host: str | None = None
+    #: extra ``<Parameter>`` values for every stream
+    parameters: Mapping[str, str] = field(default_factory=dict)
+    max_calls: int = 64
+    handshake_timeout_s: float = 10.0
+    media_timeout_s: float = 10.0
+    end_grace_s: float = 2.0
+    #: frames sent ahead of the carrier's playback (it holds at most this much of our audio)
+    lead_frames: int = 3
+    clock: Clock = monotonic
+
+
+def twiml(stream_url: str, parameters: Mapping[str, str]) -> str:
+    """The TwiML document that connects a call to the media stream at ``stream_url``."""
+    params = "".join(
+        f"<Parameter name={quoteattr(name)} value={quoteattr(value)}/>" for name, value in parameters.items()
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        f"<Response><Connect><Stream url={quoteattr(stream_url)}>{params}</Stream></Connect></Response>"
+    )
+
+
+def twilio_routes(bot: TwilioBot, settings: TwilioSettings | None = None) -> list[BaseRoute]:
+    """The ``POST /twiml`` route and the ``/twilio`` WebSocket route, for any Starlette app."""
+    settings = settings or TwilioSettings()
+    call_ids = itertools.count(1)
+    live: set[str] = set()
+
+    async def twiml_endpoint(request: Request) -> Response:
+        host = settings.public_host or request.headers.get("host", "")
+        if not _HOST.fullmatch(host):
+            return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
+        body = await request.body()
+        form = parse_qs(body[:_MAX_FORM_BYTES].decode("utf-8", "replace")) if body else {}
+        parameters = dict(settings.parameters)
+        for name in FORWARDED_FIELDS:
+            if form.get(name):
+                parameters[name] = form[name][0][:256]
+        document = twiml(f"wss://{host}{settings.ws_path}", parameters)
+        return Response(document, media_type="application/xml")
+
+    async def stream_endpoint(websocket: WebSocket) -> None:
+        name = f"twilio-{next(call_ids)}"
+        await websocket.accept()
+        if len(live) >= settings.max_calls:
+            log.warning("%s: refused: %d calls already", name, len(live))
+            await websocket.close(1013, "too many calls")
+            return
+        live.add(name)
+        try:
+            await _serve(websocket, bot, settings, name)
+        finally:
+            live.discard(name)
+
+    return [
+        Route(settings.twiml_path, twiml_endpoint, methods=["POST"]),
+        WebSocketRoute(settings.ws_path, stream_endpoint),
+    ]
+
+
+async def _serve(websocket: WebSocket, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
+    try:
+        call = await TwilioCall.accept(
+            websocket,
+            name=name,
+            handshake_timeout_s=settings.handshake_timeout_s,
+            clock=settings.clock,
+            lead_frames=settings.lead_frames,
+            media_timeout_s=settings.media_timeout_s,
+        )
+    except TwilioProtocolError as exc:
+        log.warning("%s: stream refused (%s): %s", name, exc.code, exc)
+        await _close_quietly(websocket, 1008, exc.code)
+        return
+    start = call.start
+    log.info(
+        "%s: stream %s of call %s started (parameters: %s)",
+        name,
+        start.stream_sid,
+        start.call_sid,
+        ", ".join(sorted(start.custom_parameters)) or "none",
+    )
+    reader = asyncio.create_task(call.run_reader(), name=f"{name}-reader")
+    ended = asyncio.create_task(call.ended.wait(), name=f"{name}-ended")
+    bot_task = asyncio.create_task(bot(call), name=f"{name}-bot")
+    tasks = (reader, ended, bot_task)
+    try:
+        await asyncio.wait((ended, bot_task), return_when=asyncio.FIRST_COMPLETED)
+        if not bot_task.done():
+            await call.report_end()
+            await asyncio.wait((bot_task,), timeout=settings.end_grace_s)
+            if not bot_task.done():
+                grace = settings.end_grace_s
+                log.warning("%s: the bot did not stop %g s after the end; cancelling it", name, grace)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks)
+        await call.close()
+    for task in (reader, bot_task):
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            log.error("%s: %s failed", name, task.get_name(), exc_info=error)
+
+
+async def _close_quietly(websocket: WebSocket, code: int, reason: str) -> None:
+    try:
+        async with asyncio.timeout(2.0):
+            await websocket.close(code, reason)
+    except (TimeoutError, OSError, RuntimeError):
+        pass  # the carrier is gone; uvicorn drops the transport when the endpoint returns
+
+
+__all__ = ["FORWARDED_FIELDS", "TwilioBot", "TwilioSettings", "twilio_routes", "twiml"]

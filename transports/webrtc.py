@@ -1,0 +1,264 @@
+"""Browser calls over WebRTC: the offer/answer endpoint, the call page, and the transport settings.
+
+    endpoint = WebRTCEndpoint(bot)                 # bot(connection) runs one call to its end
+    app = Starlette(routes=[*call_page_routes(), *endpoint.routes()], lifespan=...)
+    ...
+    await endpoint.aclose()                        # on shutdown: every call cancelled and awaited
+
+A bot builds Pipecat's ``SmallWebRTCTransport(connection, webrtc_params())`` on the aiortc
+connection it is given. ``webrtc_params`` makes each output write one 80 ms engine frame
+(``audio_out_10ms_chunks=8``) at 48 kHz, Opus's own rate, so the engine's frames reach aiortc's
+Opus encoder unresampled and leave as four 20 ms packets. Pipecat's output track holds at most the
+frame being written, so a barge-in lets at most the rest of one 80 ms frame out, whole.
+
+``POST /api/offer`` takes ``{"sdp", "type"}`` (and ``pc_id``/``restart_pc`` to renegotiate), answers
+``{"sdp", "type", "pc_id"}``, and starts ``bot(connection)`` in a task named after the peer,
+owned here: it ends when the bot returns, is cancelled ``end_grace_s`` after the peer connection
+closes or fails (an ICE failure, a hang-up) or the page stops its keep-alive pings (a closed
+tab), and is cancelled and awaited by ``aclose``.
+``PATCH /api/offer`` takes trickled ICE candidates. A bad offer is answered 400 with the reason;
+beyond ``max_calls`` the answer is 503. Errors of one call are logged, never raised into the loop.
+
+``call_page_routes`` serves the browser call page (``static/call.html``, plain JS, no CDN) at
+``/``. This module never runs model compute, and never lets a call outlive ``aclose``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any, cast
+
+from fastapi import HTTPException
+from pipecat.transports.base_transport import TransportParams
+from pipecat.transports.smallwebrtc.connection import IceServer, SmallWebRTCConnection
+from pipecat.transports.smallwebrtc.request_handler import (
+    IceCandidate,
+    SmallWebRTCPatchRequest,
+    SmallWebRTCRequest,
+    SmallWebRTCRequestHandler,
+)
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+log = logging.getLogger("warmline.webrtc")
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: the page and the scripts it loads
+CALL_PAGE_FILES = ("call.js", "call-recorder.js")
+#: Opus's own rate: the engine's frames reach the encoder without resampling
+OPUS_SAMPLE_RATE = 48000
+_MAX_OFFER_BYTES = 256 * 1024
+
+WebRTCBot = Callable[[SmallWebRTCConnection], Coroutine[Any, Any, None]]
+
+
+def webrtc_params(**overrides: Any) -> TransportParams:
+    """SmallWebRTC transport parameters: 80 ms writes at 48 kHz out, 16 kHz mono in."""
+    values: dict[str, Any] = {
+        "audio_in_enabled": True,
+        "audio_in_sample_rate": 16000,
+        "audio_out_enabled": True,
+        "audio_out_sample_rate": OPUS_SAMPLE_RATE,
+        "audio_out_10ms_chunks": 8,
+    }
+    values.update(overrides)
+    return TransportParams(**values)
+
+
+class WebRTCEndpoint:
+    """The offer/answer routes and the calls they start; ``aclose`` ends every call."""
+
+    def __init__(
+        self,
+        bot: WebRTCBot,
+        *,
+        path: str = "/api/offer",
+        ice_servers: list[IceServer] | None = None,
+        max_calls: int = 16,
+        end_grace_s: float = 2.0,
+        liveness_poll_s: float = 0.5,
+    ) -> None:
+        self._bot = bot
+        self._path = path
+        self._handler = SmallWebRTCRequestHandler(ice_servers=ice_servers or [])
+        self._max_calls = max_calls
+        self._end_grace_s = end_grace_s
+        self._liveness_poll_s = liveness_poll_s
+        self._calls: dict[str, asyncio.Task[None]] = {}
+        self._closed = False
+
+    @property
+    def calls(self) -> int:
+        """Calls running now."""
+        return len(self._calls)
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route(self._path, self._offer, methods=["POST"]),
+            Route(self._path, self._patch, methods=["PATCH"]),
+        ]
+
+    async def aclose(self) -> None:
+        """Cancel every call and wait for it; later offers are refused."""
+        self._closed = True
+        tasks = list(self._calls.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
+        # pipecat leaves these unannotated; their signatures are known, so cast instead of ignoring
+        await cast(Callable[[], Awaitable[None]], self._handler.close)()
+
+    # -- routes -------------------------------------------------------------------------------
+
+    async def _offer(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > _MAX_OFFER_BYTES:
+            return _error(413, "offer too large")
+        try:
+            data = await request.json()
+            offer = SmallWebRTCRequest(
+                sdp=str(data["sdp"]),
+                type=str(data["type"]),
+                pc_id=data.get("pc_id"),
+                restart_pc=bool(data.get("restart_pc", False)),
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return _error(400, f"an offer is JSON with sdp and type ({type(exc).__name__})")
+        if offer.type != "offer":
+            return _error(400, f"expected an offer, got {offer.type[:20]!r}")
+        if "\nm=audio " not in offer.sdp.replace("\r\n", "\n"):
+            return _error(400, "the offer has no audio section: a call needs the microphone")
+        if offer.pc_id is None and (self._closed or len(self._calls) >= self._max_calls):
+            return _error(503, "no room for another call")
+        try:
+            answer = await self._handler.handle_web_request(offer, self._start_call)
+        except HTTPException as exc:
+            return _error(exc.status_code, str(exc.detail))
+        except Exception as exc:  # aiortc rejects an unusable SDP with assorted exception types
+            log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, exc)
+            return _error(400, f"unusable offer: {type(exc).__name__}")
+        if answer is None:
+            return _error(500, "no answer")
+        return JSONResponse(answer)
+
+    async def _patch(self, request: Request) -> Response:
+        try:
+            data = await request.json()
+            patch = SmallWebRTCPatchRequest(
+                pc_id=str(data["pc_id"]),
+                candidates=[
+                    IceCandidate(str(c["candidate"]), str(c["sdp_mid"]), int(c["sdp_mline_index"]))
+                    for c in data["candidates"]
+                ],
+            )
+            await self._handler.handle_patch_request(patch)
+        except HTTPException as exc:
+            return _error(exc.status_code, str(exc.detail))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return _error(400, f"bad candidates ({type(exc).__name__})")
+        return Response(status_code=204)
+
+    # -- calls --------------------------------------------------------------------------------
+
+    async def _start_call(self, connection: SmallWebRTCConnection) -> None:
+        self.start_call(connection)
+
+    def start_call(self, connection: SmallWebRTCConnection) -> asyncio.Task[None]:
+        """Run ``bot(connection)`` as a call owned here (for connections negotiated elsewhere too)."""
+        name = f"webrtc-{connection.pc_id[-8:]}"
+        task = asyncio.create_task(self._run_call(connection, name), name=name)
+        self._calls[connection.pc_id] = task
+        task.add_done_callback(lambda _: self._calls.pop(connection.pc_id, None))
+        return task
+
+    async def _run_call(self, connection: SmallWebRTCConnection, name: str) -> None:
+        gone = asyncio.Event()
+
+        async def on_gone(_: SmallWebRTCConnection) -> None:
+            gone.set()
+
+        connection.add_event_handler("closed", on_gone)
+        connection.add_event_handler("failed", on_gone)
+        bot = asyncio.create_task(self._bot(connection), name=f"{name}-bot")
+        watch = asyncio.create_task(self._watch(connection, gone, name), name=f"{name}-watch")
+        log.info("%s: call started", name)
+        try:
+            await asyncio.wait((bot, watch), return_when=asyncio.FIRST_COMPLETED)
+            if not bot.done():
+                log.info("%s: the peer is gone (connection %s)", name, connection.pc.connectionState)
+                # Closing the connection is how the bot's transport hears of it (on_client_disconnected).
+                await _disconnect(connection, name)
+                await asyncio.wait((bot,), timeout=self._end_grace_s)
+                if not bot.done():
+                    log.warning("%s: the bot did not stop after the peer left; cancelling it", name)
+        finally:
+            for task in (bot, watch):
+                task.cancel()
+            await asyncio.wait((bot, watch))
+            await _disconnect(connection, name)
+        error = None if bot.cancelled() else bot.exception()
+        if error is not None:
+            log.error("%s: the bot failed", name, exc_info=error)
+        log.info("%s: call over", name)
+
+    async def _watch(self, connection: SmallWebRTCConnection, gone: asyncio.Event, name: str) -> None:
+        """Return once the peer connection closes or fails, or the page stops its keep-alive.
+
+        A closed tab sends no goodbye: without this, aiortc notices only when ICE consent
+        expires, about 30 s later. Pipecat counts a page silent for 3 s as disconnected.
+        """
+        seen_alive = False
+        while not gone.is_set():
+            try:
+                await asyncio.wait_for(gone.wait(), self._liveness_poll_s)
+            except TimeoutError:
+                alive = connection.is_connected()
+                if alive:
+                    seen_alive = True
+                elif seen_alive:
+                    log.info("%s: the page stopped its keep-alive; ending the call", name)
+                    return
+
+
+async def _disconnect(connection: SmallWebRTCConnection, name: str) -> None:
+    try:
+        async with asyncio.timeout(5.0):
+            await cast(Callable[[], Awaitable[None]], connection.disconnect)()
+    except (TimeoutError, OSError, RuntimeError, ConnectionError) as exc:
+        log.warning("%s: closing the peer connection failed: %s", name, exc)
+
+
+def _error(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def call_page_routes(path: str = "/") -> list[BaseRoute]:
+    """The browser call page at ``path`` and its scripts under ``/static/``."""
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "call.html", headers={"Cache-Control": "no-cache"})
+
+    def script(file: str) -> Route:
+        async def serve(request: Request) -> Response:
+            return FileResponse(
+                STATIC_DIR / file, media_type="text/javascript", headers={"Cache-Control": "no-cache"}
+            )
+
+        return Route(f"/static/{file}", serve, methods=["GET"])
+
+    return [Route(path, page, methods=["GET"]), *(script(f) for f in CALL_PAGE_FILES)]
+
+
+__all__ = [
+    "OPUS_SAMPLE_RATE",
+    "STATIC_DIR",
+    "WebRTCBot",
+    "WebRTCEndpoint",
+    "call_page_routes",
+    "webrtc_params",
+]
