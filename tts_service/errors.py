@@ -19,6 +19,11 @@ clients may switch on); messages are for people and may change.
     └── CapacityError                  capacity
 
 Raise them chained with ``from`` when they wrap another exception.
+
+The transports extend this one tree (the engine never imports them): ``transports.ws_protocol.
+ProtocolError`` (wire codes such as ``bad_json``, ``unknown_command``), ``transports.twilio_protocol.
+TwilioProtocolError`` (``twilio_malformed``, ``twilio_out_of_order``, ``twilio_bad_payload``...),
+``transports.security.InsecureBindError`` and ``transports.ws_server.BindError``.
 """
 
 from __future__ import annotations
