@@ -15,6 +15,8 @@ from transports.cli import add_serve_command
 from tts_service.cli import add_engine_commands
 from tts_service.errors import WarmlineError
 
+from .call_cli import add_call_command
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -24,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     add_engine_commands(sub)
     add_serve_command(sub)
+    add_call_command(sub)
     return parser
 
 

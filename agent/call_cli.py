@@ -1,0 +1,93 @@
+"""``warmline call``: the command line of the voice agent server (``agent/server.py``).
+
+Kept apart from the server so that ``warmline`` starts without Pipecat installed: the agent's
+dependencies (``pip install -e '.[agent]'``) are imported only when ``call`` runs. Binds
+127.0.0.1 by default and refuses any other address without ``--token`` (or ``--insecure``),
+before loading anything; Ctrl-C ends every call and exits 0 without a trace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+
+from transports.security import check_bind
+from tts_service.backends import available_backends
+from tts_service.errors import InvalidInputError
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7860
+DEFAULT_MAX_CALLS = 16
+_TOKEN_ENV = "WARMLINE_TOKEN"
+
+
+def cmd_call(args: argparse.Namespace) -> int:
+    token = args.token or None
+    check_bind(args.host, token=token, insecure=args.insecure)  # before loading anything
+    try:
+        _quiet_pipecat(verbose=bool(getattr(args, "verbose", False)))  # before pipecat logs its banner
+        from .server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
+    except ImportError as exc:
+        raise InvalidInputError(f"the agent needs its extras: pip install -e '.[agent]' ({exc})") from exc
+
+    settings = AgentSettings(
+        host=args.host,
+        port=args.port,
+        token=token,
+        insecure=args.insecure,
+        llm_base_url=args.llm_base_url,
+        llm_model=args.llm_model,
+        llm_api_key=os.environ.get("OPENAI_API_KEY") or None,
+        demo_grammar=args.demo_grammar,
+        public_host=args.public_host,
+        max_calls=args.max_calls,
+    )
+    if settings.uses_llm:
+        openai_llm(settings)  # a missing client fails now, in one line, not on the first call
+    with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
+        asyncio.run(serve_agent(settings, backend=args.backend, workers=args.workers))
+    print("warmline: stopped", file=sys.stderr)
+    return 0
+
+
+def _quiet_pipecat(*, verbose: bool) -> None:
+    """Pipecat logs every frame processor's life at DEBUG through loguru: keep its warnings only,
+    so the agent's one line per turn stays readable (``warmline -v call`` shows everything)."""
+    from loguru import logger
+
+    logger.remove()
+    logger.add(sys.stderr, level="DEBUG" if verbose else "WARNING")
+
+
+def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``call`` on the ``warmline`` command line."""
+    p = sub.add_parser(
+        "call",
+        help="voice agent: browser (WebRTC) and phone (Twilio) calls with offline STT",
+        description="Serve the voice agent: call page on /, WebRTC on /api/offer, Twilio on /twiml and "
+        "/twilio, /healthz and /metrics. Without an LLM option it answers with a scripted demo responder.",
+    )
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port, 0: any free ({DEFAULT_PORT})")
+    p.add_argument(
+        "--token",
+        default=os.environ.get(_TOKEN_ENV),
+        help=f"require this token (Bearer, ?token=, or the call page's cookie); default ${_TOKEN_ENV}",
+    )
+    p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
+    p.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (Ollama, vLLM, Groq...)")
+    p.add_argument("--llm-model", default=None, help="LLM model (with $OPENAI_API_KEY or --llm-base-url)")
+    p.add_argument(
+        "--demo-grammar", action="store_true", help="recognize only the demo's phrases (robust on phones)"
+    )
+    p.add_argument("--public-host", default=None, help="host in the TwiML stream URL (default: Host header)")
+    p.add_argument("--max-calls", type=int, default=DEFAULT_MAX_CALLS, help="per transport")
+    p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
+    p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
+    p.set_defaults(func=cmd_call)
+
+
+__all__ = ["add_call_command", "cmd_call"]

@@ -1,0 +1,244 @@
+"""The voice agent's Pipecat pipeline, assembled from swappable parts, and how one call runs it.
+
+    parts = AgentParts(runtime=runtime)                 # one warm engine shared by every call
+    agent = build_pipeline(transport, parts)            # transport: Twilio, WebRTC, any Pipecat one
+    await run_agent(agent, in_sample_rate=8000, out_sample_rate=8000, name="twilio-1")
+
+The pipeline is::
+
+    transport.input() -> VAD -> STT -> heard probe -> user aggregator -> LLM (or the demo responder)
+        -> WarmlineTTSService -> transport.output() -> spoken probe -> assistant aggregator
+
+Turn-taking and barge-in: the VAD (Silero by default; its model ships in the pipecat wheel) marks
+speech; the user aggregator's VAD start strategy broadcasts an ``InterruptionFrame`` when the
+caller starts talking (the TTS pauses the engine, the transport drops or clears what it holds, the
+responder stops streaming), and ends the caller's turn ``user_speech_timeout_s`` after the VAD
+stop once the transcript is in. The assistant aggregator sits after the output so the context
+holds only the words the caller heard (on Twilio: confirmed by the carrier's marks).
+
+``TurnLog`` writes one line per bot turn (what was heard, first-audio latency, interrupted or
+not) and feeds the optional metrics. This module builds and runs pipelines; it never loads a
+model on the event loop and never owns the shared runtime.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    Frame,
+    InterruptionFrame,
+    TranscriptionFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import (
+    LLMContextAggregatorPair,
+    LLMUserAggregatorParams,
+)
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.transports.base_transport import BaseTransport
+from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+from pipecat.workers.runner import WorkerRunner
+
+from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.runtime import EngineRuntime
+
+from .responder import DemoResponder
+from .stt import PocketsphinxSTTService
+
+log = logging.getLogger("warmline.agent")
+
+SYSTEM_PROMPT = (
+    "You are the friendly phone assistant of a small restaurant. Answer in one or two short spoken "
+    "sentences, without lists, markdown or emojis."
+)
+
+
+def silero_vad() -> VADAnalyzer:
+    """Silero VAD with a 0.4 s stop: short pauses inside a sentence do not end the utterance."""
+    return SileroVADAnalyzer(params=VADParams(stop_secs=0.4))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentParts:
+    """Factories for each part of a call's pipeline; tests swap any of them."""
+
+    runtime: EngineRuntime
+    vad: Callable[[], VADAnalyzer] = silero_vad
+    stt: Callable[[], FrameProcessor] = PocketsphinxSTTService
+    llm: Callable[[], FrameProcessor] = DemoResponder
+    tts: Callable[[EngineRuntime], FrameProcessor] = field(
+        default=lambda runtime: WarmlineTTSService(runtime=runtime)
+    )
+    system_prompt: str = SYSTEM_PROMPT
+    #: after the VAD stop (and the transcript), how long the caller may pause before the bot answers
+    user_speech_timeout_s: float = 0.3
+    #: a callback for each finished turn (metrics)
+    on_turn: Callable[[TurnRecord], None] | None = None
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    """One bot turn as the log line shows it."""
+
+    number: int
+    heard: str
+    first_audio_s: float | None = None
+    interrupted: bool = False
+
+
+class TurnLog:
+    """What was heard and how fast the bot answered, one log line per bot turn.
+
+    ``heard_probe`` sits after the STT, ``spoken_probe`` after the transport's output.
+    """
+
+    def __init__(self, name: str, on_turn: Callable[[TurnRecord], None] | None = None) -> None:
+        self.name = name
+        self.turns: list[TurnRecord] = []
+        self._on_turn = on_turn
+        self._heard: list[str] = []
+        self._heard_at_s: float | None = None
+        self._current: TurnRecord | None = None
+        self.heard_probe = _Probe(self._on_heard_side, name=f"{name}-heard-probe")
+        self.spoken_probe = _Probe(self._on_spoken_side, name=f"{name}-spoken-probe")
+
+    def _on_heard_side(self, frame: Frame, now_s: float) -> None:
+        if isinstance(frame, TranscriptionFrame) and frame.text.strip():
+            self._heard.append(frame.text.strip())
+            self._heard_at_s = now_s
+
+    def _on_spoken_side(self, frame: Frame, now_s: float) -> None:
+        if isinstance(frame, BotStartedSpeakingFrame) and self._current is None:
+            heard, self._heard = " ".join(self._heard), []
+            latency = None if self._heard_at_s is None else now_s - self._heard_at_s
+            self._heard_at_s = None
+            self._current = TurnRecord(len(self.turns) + 1, heard, latency)
+        elif isinstance(frame, InterruptionFrame) and self._current is not None:
+            self._current.interrupted = True
+            self._finish()
+        elif isinstance(frame, BotStoppedSpeakingFrame) and self._current is not None:
+            self._finish()
+
+    def _finish(self) -> None:
+        turn, self._current = self._current, None
+        assert turn is not None
+        self.turns.append(turn)
+        latency = "n/a" if turn.first_audio_s is None else f"{turn.first_audio_s * 1000:.0f} ms"
+        log.info(
+            '%s: turn %d: heard "%s" | first audio %s | %s',
+            self.name,
+            turn.number,
+            turn.heard or "-",
+            latency,
+            "interrupted" if turn.interrupted else "complete",
+        )
+        if self._on_turn is not None:
+            self._on_turn(turn)
+
+
+class _Probe(FrameProcessor):
+    """Passes every frame on; shows each downstream frame to ``see`` first."""
+
+    def __init__(self, see: Callable[[Frame, float], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._see = see
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if direction is FrameDirection.DOWNSTREAM:
+            self._see(frame, self.get_clock().get_time() / 1e9)
+        await self.push_frame(frame, direction)
+
+
+@dataclass(slots=True)
+class AgentPipeline:
+    """One call's pipeline and the handles tests and logs look at."""
+
+    pipeline: Pipeline
+    transport: BaseTransport
+    context: LLMContext
+    stt: FrameProcessor
+    llm: FrameProcessor
+    tts: FrameProcessor
+    turns: TurnLog
+
+
+def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "call") -> AgentPipeline:
+    """The pipeline of one call on ``transport`` (see the module docstring for its shape)."""
+    context = LLMContext(messages=[{"role": "system", "content": parts.system_prompt}])
+    strategies = UserTurnStrategies(
+        stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=parts.user_speech_timeout_s)]
+    )
+    aggregators = LLMContextAggregatorPair(
+        context, user_params=LLMUserAggregatorParams(user_turn_strategies=strategies)
+    )
+    stt, llm, tts = parts.stt(), parts.llm(), parts.tts(parts.runtime)
+    turns = TurnLog(name, parts.on_turn)
+    pipeline = Pipeline(
+        [
+            transport.input(),
+            VADProcessor(vad_analyzer=parts.vad()),
+            stt,
+            turns.heard_probe,
+            aggregators.user(),
+            llm,
+            tts,
+            transport.output(),
+            turns.spoken_probe,
+            aggregators.assistant(),
+        ]
+    )
+    return AgentPipeline(pipeline, transport, context, stt, llm, tts, turns)
+
+
+async def run_agent(
+    agent: AgentPipeline,
+    *,
+    in_sample_rate: int,
+    out_sample_rate: int,
+    name: str = "call",
+    enable_metrics: bool = False,
+) -> None:
+    """Run one call's pipeline until it ends or the transport reports the caller gone."""
+    worker = PipelineWorker(
+        agent.pipeline,
+        params=PipelineParams(
+            audio_in_sample_rate=in_sample_rate,
+            audio_out_sample_rate=out_sample_rate,
+            enable_metrics=enable_metrics,
+        ),
+        cancel_on_idle_timeout=False,
+    )
+
+    async def gone(*_: Any) -> None:
+        log.info("%s: the caller is gone; ending the pipeline", name)
+        await worker.cancel()
+
+    agent.transport.add_event_handler("on_client_disconnected", gone)
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    await runner.run()
+
+
+__all__ = [
+    "SYSTEM_PROMPT",
+    "AgentParts",
+    "AgentPipeline",
+    "TurnLog",
+    "TurnRecord",
+    "build_pipeline",
+    "run_agent",
+    "silero_vad",
+]

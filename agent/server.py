@@ -1,0 +1,321 @@
+"""``warmline call``: one server that puts the voice agent on every transport at once.
+
+    app = create_agent_app(runtime, AgentSettings())   # routes below; the runtime is the caller's
+
+Routes: ``/`` (the browser call page) and ``POST /api/offer`` (WebRTC), ``POST /twiml`` (the
+Twilio voice webhook) and WebSocket ``/twilio`` (its media stream), ``/healthz`` (JSON) and
+``/metrics`` (Prometheus). Each call gets its own pipeline (``pipeline.build_pipeline``) on the
+one shared ``EngineRuntime``: one warm model for every call.
+
+With a token, every route but ``/healthz`` and ``/twilio`` wants it (``Authorization: Bearer``,
+``?token=``, or the cookie the call page sets when opened with ``?token=``, since the page's
+script cannot add a header). The TwiML hands the token to the stream as a ``<Parameter>``, and a
+stream without it is closed: configure the Twilio webhook as ``https://HOST/twiml?token=...``.
+
+This module wires and serves; it never runs model compute and never loads a model on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import signal
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+
+from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
+from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from transports.metrics import CONTENT_TYPE
+from transports.security import request_token, token_ok
+from transports.twilio_call import TwilioCall
+from transports.twilio_pipecat import TwilioMediaStreamTransport
+from transports.twilio_protocol import SAMPLE_RATE as PHONE_SAMPLE_RATE
+from transports.twilio_server import TwilioSettings, twilio_routes
+from transports.webrtc import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
+from transports.ws_server import bind_socket, make_server
+from transports.ws_settings import ServerSettings
+from tts_service.backends import create_backend
+from tts_service.errors import InvalidInputError
+from tts_service.runtime import EngineRuntime
+
+from .pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
+from .responder import DEMO_PHRASES
+from .stt import PocketsphinxSTTService
+
+log = logging.getLogger("warmline.agent")
+
+#: the cookie the call page gets when opened with ?token= (its script then needs no header)
+TOKEN_COOKIE = "warmline_token"
+_LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """How the agent server listens and which brain it uses."""
+
+    host: str = "127.0.0.1"
+    port: int = 7860
+    token: str | None = None
+    insecure: bool = False
+    #: an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, Groq...); None with no model: the demo
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    #: recognize only the demo script's phrases (robust on phone audio) instead of open English
+    demo_grammar: bool = False
+    #: host in the TwiML's wss:// URL (None: the webhook request's Host header)
+    public_host: str | None = None
+    max_calls: int = 16
+
+    @property
+    def uses_llm(self) -> bool:
+        return bool(self.llm_base_url or self.llm_model or self.llm_api_key)
+
+
+class AgentMetrics:
+    """Prometheus metrics of the agent server, in a registry of its own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.calls = Gauge("warmline_agent_calls", "Calls in progress", ["transport"], registry=self.registry)
+        self.turns = Counter(
+            "warmline_agent_turns", "Bot turns, by outcome", ["outcome"], registry=self.registry
+        )
+        self.first_audio = Histogram(
+            "warmline_agent_first_audio_seconds",
+            "From the caller's transcript to the bot's first audio",
+            buckets=_LATENCY_BUCKETS_S,
+            registry=self.registry,
+        )
+
+    def observe_turn(self, turn: TurnRecord) -> None:
+        self.turns.labels("interrupted" if turn.interrupted else "complete").inc()
+        if turn.first_audio_s is not None:
+            self.first_audio.observe(turn.first_audio_s)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+def openai_llm(settings: AgentSettings) -> Callable[[], FrameProcessor]:
+    """A factory of Pipecat's OpenAI LLM service for ``settings``' endpoint and model."""
+    try:
+        from pipecat.services.openai.llm import OpenAILLMService
+    except ImportError as exc:
+        raise InvalidInputError(
+            f"the LLM needs the openai client: pip install 'pipecat-ai[openai]' ({exc})"
+        ) from exc
+    model = settings.llm_model or "gpt-4o-mini"
+
+    def make() -> FrameProcessor:
+        return OpenAILLMService(
+            api_key=settings.llm_api_key or "not-needed",  # local servers (Ollama, vLLM) take any key
+            base_url=settings.llm_base_url,
+            settings=OpenAILLMService.Settings(model=model),
+        )
+
+    return make
+
+
+def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts:
+    """The parts of every call: demo responder or an OpenAI-compatible LLM, pocketsphinx STT."""
+    parts = AgentParts(runtime=runtime)
+    if settings.uses_llm:
+        parts = dataclasses.replace(parts, llm=openai_llm(settings))
+    if settings.demo_grammar:
+        parts = dataclasses.replace(parts, stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES))
+    return parts
+
+
+def create_agent_app(
+    runtime: EngineRuntime,
+    settings: AgentSettings | None = None,
+    *,
+    parts: AgentParts | None = None,
+    metrics: AgentMetrics | None = None,
+) -> Starlette:
+    """The ASGI app of ``warmline call``; ``app.state.agent`` is its AgentState."""
+    settings = settings or AgentSettings()
+    metrics = metrics or AgentMetrics()
+    base = parts or default_parts(runtime, settings)
+    call_parts = dataclasses.replace(base, on_turn=metrics.observe_turn)
+    state = AgentState(settings, metrics)
+
+    async def twilio_bot(call: TwilioCall) -> None:
+        if settings.token and not token_ok(settings.token, call.custom_parameters.get("token")):
+            log.warning("%s: stream without the server's token; closing it", call.name)
+            await call.close(1008, "token required")
+            return
+        transport = TwilioMediaStreamTransport(call)
+        agent = build_pipeline(transport, call_parts, name=call.name)
+        state.recent.append(agent)
+        await state.run(
+            "twilio",
+            run_agent(
+                agent, in_sample_rate=PHONE_SAMPLE_RATE, out_sample_rate=PHONE_SAMPLE_RATE, name=call.name
+            ),
+        )
+
+    async def webrtc_bot(connection: SmallWebRTCConnection) -> None:
+        name = f"webrtc-{connection.pc_id[-8:]}"
+        transport = SmallWebRTCTransport(connection, webrtc_params())
+        agent = build_pipeline(transport, call_parts, name=name)
+        state.recent.append(agent)
+        await state.run(
+            "webrtc", run_agent(agent, in_sample_rate=16000, out_sample_rate=OPUS_SAMPLE_RATE, name=name)
+        )
+
+    endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls)
+    twilio_params = {"token": settings.token} if settings.token else {}
+    twilio = TwilioSettings(
+        public_host=settings.public_host, parameters=twilio_params, max_calls=settings.max_calls
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await runtime.start()  # loads and warms the model unless the owner already did
+        state.model_loaded = True
+        try:
+            yield
+        finally:
+            await endpoint.aclose()
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse(
+            {
+                "status": "ok" if state.model_loaded else "starting",
+                "model_loaded": state.model_loaded,
+                "calls": dict(state.calls),
+                "sessions": runtime.session_count,
+                "llm": "openai-compatible" if settings.uses_llm else "demo",
+            }
+        )
+
+    async def metrics_endpoint(request: Request) -> Response:
+        return Response(metrics.render(), media_type=CONTENT_TYPE)
+
+    app = Starlette(
+        routes=[
+            *call_page_routes("/"),
+            *endpoint.routes(),
+            *twilio_routes(twilio_bot, twilio),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/metrics", metrics_endpoint, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    if settings.token:
+        app.add_middleware(TokenGuard, token=settings.token)
+    app.state.agent = state
+    return app
+
+
+@dataclass(slots=True)
+class AgentState:
+    """The live state of one agent app: calls per transport, whether the model is loaded."""
+
+    settings: AgentSettings
+    metrics: AgentMetrics
+    model_loaded: bool = False
+    calls: dict[str, int] = dataclasses.field(default_factory=lambda: {"twilio": 0, "webrtc": 0})
+    #: the pipelines of the latest calls, newest last (for logs, debugging and tests)
+    recent: deque[AgentPipeline] = dataclasses.field(default_factory=lambda: deque(maxlen=16))
+
+    async def run(self, transport: str, call: Awaitable[None]) -> None:
+        """Run one call's pipeline, counted while it runs."""
+        self.calls[transport] += 1
+        self.metrics.calls.labels(transport).set(self.calls[transport])
+        try:
+            await call
+        finally:
+            self.calls[transport] -= 1
+            self.metrics.calls.labels(transport).set(self.calls[transport])
+
+
+class TokenGuard:
+    """ASGI middleware: HTTP routes other than /healthz want the token (header, query or cookie)."""
+
+    OPEN_PATHS = ("/healthz",)
+
+    def __init__(self, app: ASGIApp, *, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in self.OPEN_PATHS:
+            await self.app(scope, receive, send)  # /twilio checks the TwiML's token parameter itself
+            return
+        request = Request(scope)
+        presented = request_token(request.headers, request.query_params)
+        cookie = SimpleCookie(request.headers.get("cookie", "")).get(TOKEN_COOKIE)
+        if not token_ok(self.token, presented) and not (cookie and token_ok(self.token, cookie.value)):
+            denial = PlainTextResponse(
+                "a token is required (Authorization: Bearer, or ?token=)\n",
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+            await denial(scope, receive, send)
+            return
+        if scope["path"] != "/" or presented is None:
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cookie(message: dict[str, object]) -> None:
+            if message["type"] == "http.response.start":
+                cookie_value = f"{TOKEN_COOKIE}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+                headers = list(message.get("headers", []))  # type: ignore[call-overload]
+                headers.append((b"set-cookie", cookie_value.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)  # type: ignore[arg-type]
+
+
+async def serve_agent(settings: AgentSettings, *, backend: str, workers: int) -> None:
+    """Serve ``create_agent_app`` until SIGINT/SIGTERM, then end every call and stop cleanly."""
+    sock = bind_socket(settings.host, settings.port)
+    try:
+        runtime = EngineRuntime(create_backend(backend), workers=workers)
+        async with runtime:
+            app = create_agent_app(runtime, settings)
+            server_settings = ServerSettings(host=settings.host, port=0, token=settings.token)
+            server = make_server(app, server_settings)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, server.handle_exit, sig, None)
+            host, port = sock.getsockname()[:2]
+            url = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            brain = "an OpenAI-compatible LLM" if settings.uses_llm else "the demo responder"
+            print(f"warmline: voice agent ({brain}) on http://{url}/ (Twilio: POST /twiml)", flush=True)
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+    finally:
+        sock.close()
+
+
+__all__ = [
+    "TOKEN_COOKIE",
+    "AgentMetrics",
+    "AgentSettings",
+    "AgentState",
+    "TokenGuard",
+    "create_agent_app",
+    "default_parts",
+    "openai_llm",
+    "serve_agent",
+]

@@ -1,0 +1,254 @@
+"""``PocketsphinxSTTService``: offline speech recognition for the voice agent, segmented by the VAD.
+
+    stt = PocketsphinxSTTService()                       # pocketsphinx's general English model
+    stt = PocketsphinxSTTService(phrases=DEMO_PHRASES)   # a closed grammar: robust for a demo script
+
+The English model ships inside the pocketsphinx wheel: nothing is downloaded. The service must sit
+after a VAD (``pipecat.processors.audio.vad_processor.VADProcessor``) so it sees
+``VADUserStartedSpeakingFrame`` / ``VADUserStoppedSpeakingFrame`` in order with the audio.
+
+Audio is decoded while it arrives: every input frame is resampled to 16 kHz (soxr, stateful) and
+fed to the decoder during the utterance, so at ``VADUserStoppedSpeakingFrame`` only ``end_utt``
+is left and the ``TranscriptionFrame`` (``finalized=True``) goes out right before the stop frame.
+The VAD confirms speech only ``start_secs`` after it began, so the last ``preroll_s`` of audio is
+kept and fed first. An ``InterimTranscriptionFrame`` is pushed when the partial hypothesis changes
+(at most every ``interim_every_s``).
+
+Decoding runs on one worker thread per service (pocketsphinx decoders are not thread-safe, and
+feeding them in order matters), never on the event loop. This module never downloads anything and
+never swallows ``CancelledError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import deque
+from collections.abc import AsyncGenerator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import numpy as np
+import soxr
+from pipecat.frames.frames import (
+    CancelFrame,
+    EndFrame,
+    Frame,
+    InterimTranscriptionFrame,
+    StartFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.settings import STTSettings
+from pipecat.services.stt_service import STTService
+from pipecat.transcriptions.language import Language
+from pipecat.utils.time import time_now_iso8601
+
+#: pocketsphinx's bundled English model is trained on 16 kHz speech
+DECODER_SAMPLE_RATE = 16000
+#: audio kept from before the VAD confirmed speech (its start_secs is 0.2 s by default)
+DEFAULT_PREROLL_S = 0.5
+#: the decoder's starting cepstral mean. Live decoding normalizes with a running mean, which starts
+#: at pocketsphinx's default (40,3,-1) and then needs several utterances to reach real speech; this
+#: rounded mean of clean speech makes the first utterance of a call decode like later ones. Phone
+#: audio (8 kHz, upsampled) has no energy above 4 kHz, so its mean is far from wideband speech's.
+WIDEBAND_CMN_INIT = "54,6,1,6,-7,0,-3,13,-3,2,-2,2,0"
+NARROWBAND_CMN_INIT = "27,15,-23,19,-15,-4,8,-9,11,-6,0,7,-7"
+#: measured end-of-speech-to-transcript p99 on a laptop CPU: only ``end_utt`` is left to do
+TTFS_P99_S = 0.1
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
+_T = TypeVar("_T")
+
+
+def normalize_phrase(phrase: str) -> str:
+    """Lowercase words without punctuation, as the grammar and the transcripts spell them."""
+    return " ".join(_WORD.findall(phrase.lower()))
+
+
+def build_decoder(phrases: Sequence[str] | None = None, *, cmn_init: str = WIDEBAND_CMN_INIT) -> Any:
+    """A pocketsphinx decoder: the general language model, or a closed grammar of ``phrases``.
+
+    Raises ValueError if a phrase holds a word missing from pocketsphinx's dictionary.
+    """
+    from pocketsphinx import Decoder  # imported here: loading the module is slow-ish and optional
+
+    if not phrases:
+        return Decoder(logfn="/dev/null", cmninit=cmn_init)
+    grammar = sorted({normalize_phrase(p) for p in phrases if normalize_phrase(p)})
+    decoder = Decoder(lm=None, logfn="/dev/null", cmninit=cmn_init)
+    missing = sorted({w for p in grammar for w in p.split() if decoder.lookup_word(w) is None})
+    if missing:
+        raise ValueError(f"not in pocketsphinx's dictionary: {', '.join(missing)}")
+    jsgf = "#JSGF V1.0;\ngrammar agent;\npublic <utterance> = " + " | ".join(grammar) + ";\n"
+    decoder.add_jsgf_string("agent", jsgf)
+    decoder.activate_search("agent")
+    return decoder
+
+
+class PocketsphinxSTTService(STTService):
+    """Offline STT over pocketsphinx, one utterance per VAD speech segment (see the module doc)."""
+
+    def __init__(
+        self,
+        *,
+        phrases: Sequence[str] | None = None,
+        preroll_s: float = DEFAULT_PREROLL_S,
+        interim_every_s: float = 0.3,
+        decoder_factory: Callable[[str], Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("ttfs_p99_latency", TTFS_P99_S)
+        kwargs.setdefault("settings", STTSettings(model="pocketsphinx-en-us", language=Language.EN))
+        super().__init__(**kwargs)
+        self._phrases = tuple(phrases) if phrases else None
+        #: called with the CMN init for the input rate, on the worker thread
+        self._decoder_factory = decoder_factory or (lambda cmn: build_decoder(self._phrases, cmn_init=cmn))
+        self._preroll_s = preroll_s
+        self._interim_every_s = interim_every_s
+        self._executor: ThreadPoolExecutor | None = None
+        self._decoder: Any = None
+        self._resampler: Any = None
+        self._resampler_rate = 0
+        self._preroll: deque[bytes] = deque()
+        self._preroll_bytes = 0
+        self._in_utterance = False
+        self._since_interim_s = 0.0
+        self._last_interim = ""
+        #: the final transcript of every utterance, in order (for logs and tests)
+        self.transcripts: list[str] = []
+
+    def can_generate_metrics(self) -> bool:
+        """TTFB (speech end to transcript) is reported."""
+        return True
+
+    async def start(self, frame: StartFrame) -> None:
+        """Build the decoder on the worker thread (about 0.4 s), off the event loop."""
+        await super().start(frame)
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{self.name}-decoder")
+        if self._decoder is None:
+            narrow = 0 < self.sample_rate <= 8000
+            cmn_init = NARROWBAND_CMN_INIT if narrow else WIDEBAND_CMN_INIT
+            self._decoder = await self._on_worker(self._decoder_factory, cmn_init)
+
+    async def stop(self, frame: EndFrame) -> None:
+        await super().stop(frame)
+        await self._close()
+
+    async def cancel(self, frame: CancelFrame) -> None:
+        await super().cancel(frame)
+        await self._close()
+
+    async def _close(self) -> None:
+        if self._in_utterance and self._decoder is not None:
+            self._in_utterance = False
+            await self._on_worker(self._decoder.end_utt)
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.to_thread(executor.shutdown, wait=True)
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        """Open an utterance on VAD start, finish it (transcript first) on VAD stop."""
+        if isinstance(frame, VADUserStartedSpeakingFrame):
+            await self._begin_utterance()
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            await self._end_utterance()
+        await super().process_frame(frame, direction)
+
+    async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame | None, None]:
+        """Feed one input frame to the open utterance (or keep it as pre-roll)."""
+        pcm = self._to_decoder_rate(audio)
+        if not self._in_utterance:
+            if pcm:
+                self._keep_preroll(pcm)
+            yield None
+            return
+        await self._on_worker(self._feed, pcm)
+        self._since_interim_s += len(pcm) / 2 / DECODER_SAMPLE_RATE
+        if self._since_interim_s >= self._interim_every_s:
+            self._since_interim_s = 0.0
+            partial = await self._on_worker(self._hypothesis)
+            if partial and partial != self._last_interim:
+                self._last_interim = partial
+                yield InterimTranscriptionFrame(partial, self._user_id, time_now_iso8601(), Language.EN)
+                return
+        yield None
+
+    # -- decoding -----------------------------------------------------------------------------
+
+    async def _begin_utterance(self) -> None:
+        if self._in_utterance or self._decoder is None:
+            return
+        self._in_utterance = True
+        self._since_interim_s = 0.0
+        self._last_interim = ""
+        preroll = b"".join(self._preroll)
+        self._preroll.clear()
+        self._preroll_bytes = 0
+        await self._on_worker(self._start_with, preroll)
+
+    async def _end_utterance(self) -> None:
+        if not self._in_utterance or self._decoder is None:
+            return
+        self._in_utterance = False
+        text = await self._on_worker(self._finish)
+        if text:
+            self.transcripts.append(text)
+            await self.push_frame(
+                TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN, finalized=True)
+            )
+
+    def _start_with(self, preroll: bytes) -> None:
+        self._decoder.start_utt()
+        if preroll:
+            self._decoder.process_raw(preroll, False, False)
+
+    def _feed(self, pcm: bytes) -> None:
+        if pcm:  # pocketsphinx raises on an empty buffer (soxr's first chunks can be empty)
+            self._decoder.process_raw(pcm, False, False)
+
+    def _hypothesis(self) -> str:
+        hyp = self._decoder.hyp()
+        return "" if hyp is None else _clean(str(hyp.hypstr))
+
+    def _finish(self) -> str:
+        self._decoder.end_utt()
+        return self._hypothesis()
+
+    async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
+        executor = self._executor
+        if executor is None:
+            raise RuntimeError(f"{self}: the decoder is used outside StartFrame..EndFrame")
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    # -- audio --------------------------------------------------------------------------------
+
+    def _to_decoder_rate(self, audio: bytes) -> bytes:
+        rate = self.sample_rate
+        if rate == DECODER_SAMPLE_RATE or rate <= 0:
+            return audio
+        if self._resampler is None or self._resampler_rate != rate:
+            self._resampler = soxr.ResampleStream(rate, DECODER_SAMPLE_RATE, 1, dtype="int16")
+            self._resampler_rate = rate
+        samples = np.frombuffer(audio, dtype="<i2")
+        out = self._resampler.resample_chunk(samples)
+        return np.asarray(out, dtype="<i2").tobytes()
+
+    def _keep_preroll(self, pcm: bytes) -> None:
+        self._preroll.append(pcm)
+        self._preroll_bytes += len(pcm)
+        limit = int(self._preroll_s * DECODER_SAMPLE_RATE) * 2
+        while self._preroll and self._preroll_bytes - len(self._preroll[0]) >= limit:
+            self._preroll_bytes -= len(self._preroll.popleft())
+
+
+def _clean(text: str) -> str:
+    """Drop pocketsphinx's filler tokens (``<sil>``, ``[noise]``, ``(2)`` alternates)."""
+    words = [re.sub(r"\(\d+\)$", "", w) for w in text.split()]
+    return " ".join(w for w in words if w and not w.startswith(("<", "[")))
+
+
+__all__ = ["DECODER_SAMPLE_RATE", "PocketsphinxSTTService", "build_decoder", "normalize_phrase"]

@@ -1,0 +1,109 @@
+"""The voice agent takes a browser call over WebRTC, inside a network namespace; prints a JSON result.
+
+    unshare -rn python tests/agent_webrtc_scenario.py QUESTION_WAV OUT_DIR
+
+Run by ``test_agent_call.py``. Like ``webrtc_call_scenario.py`` (whose namespace and Chromium
+set-up it reuses), but the server is ``warmline call``'s app: headless Chromium's fake microphone
+asks the question, the agent (Silero VAD, pocketsphinx with the demo grammar, so that the answer
+does not hinge on open-vocabulary luck through Opus, the demo responder, Warmline TTS) answers,
+and the page's recording of the answer is written to OUT_DIR/answer.wav.
+
+The last line of stdout is the JSON result; everything else goes to stderr. Test scaffolding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import logging
+import os
+import sys
+import tempfile
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playwright.async_api import async_playwright
+from webrtc_call_scenario import CALL_TIMEOUT_S, CHROMIUM, chromium_args, setup_namespace, wait_for
+
+from agent.pipeline import AgentParts
+from agent.responder import DEMO_PHRASES
+from agent.server import AgentSettings, create_agent_app
+from agent.stt import PocketsphinxSTTService
+from transports.ws_server import serving
+from transports.ws_settings import ServerSettings
+from tts_service.backends.hibari import HibariBackend
+from tts_service.runtime import EngineRuntime
+
+log = logging.getLogger("agent-scenario")
+
+
+async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
+    async with EngineRuntime(HibariBackend(), workers=1) as runtime:
+        parts = AgentParts(runtime=runtime, stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES))
+        app = create_agent_app(runtime, AgentSettings(), parts=parts)
+        state = app.state.agent
+        async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+            url = f"http://{host}:{port}/?autostart=1&record=1"
+            with tempfile.TemporaryDirectory(prefix="warmline-chromium-") as profile:
+                async with async_playwright() as pw:
+                    context = await pw.chromium.launch_persistent_context(
+                        profile, executable_path=CHROMIUM, headless=True, args=chromium_args(question_wav)
+                    )
+                    try:
+                        page = await context.new_page()
+                        errors: list[str] = []
+                        page.on("pageerror", lambda exc: errors.append(str(exc)))
+                        await page.goto(url)
+                        await wait_for(lambda: bool(state.recent), CALL_TIMEOUT_S, "the call to start")
+                        agent = state.recent[-1]
+                        await wait_for(lambda: bool(agent.turns.turns), CALL_TIMEOUT_S, "the first turn")
+                        await asyncio.sleep(1.0)  # the answer's tail through the network and jitter buffer
+                        recording = await page.evaluate("window.warmline.takeRecording()")
+                        await page.evaluate("window.warmline.hangUp()")
+                        await page.close()
+                    finally:
+                        await context.close()
+            await wait_for(lambda: state.calls["webrtc"] == 0, CALL_TIMEOUT_S, "the call to end")
+    samples = np.frombuffer(base64.b64decode(recording["samples"]), dtype="<i2")
+    path = out_dir / "answer.wav"
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(int(recording["sampleRate"]))
+        wav.writeframes(samples.tobytes())
+    turn = agent.turns.turns[0]
+    users = [m["content"] for m in agent.context.get_messages() if m["role"] == "user"]
+    transcripts = list(getattr(agent.stt, "transcripts", []))
+    return {
+        "answer_wav": str(path),
+        "heard": turn.heard,
+        "users": users,
+        "transcripts": transcripts,
+        "page_errors": errors,
+    }
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    question_wav, out_dir = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
+    if os.environ.get("WARMLINE_NO_NETNS") != "1":
+        setup_namespace()
+    try:
+        result = asyncio.run(scenario(question_wav, out_dir))
+        result["ok"] = True
+    except Exception as exc:  # reported to the test as data, with the traceback on stderr
+        log.exception("scenario failed")
+        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
