@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import logging
-import os
 import sys
 import tempfile
 import wave
@@ -30,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.async_api import async_playwright
-from webrtc_call_scenario import CALL_TIMEOUT_S, CHROMIUM, chromium_args, setup_namespace, wait_for
+from webrtc_call_scenario import CALL_TIMEOUT_S, CHROMIUM, chromium_args, run_in_namespace, wait_for
 
 from agent.pipeline import AgentParts
 from agent.responder import DEMO_PHRASES
@@ -91,18 +89,7 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
 
 
 def main() -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
-    question_wav, out_dir = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
-    if os.environ.get("WARMLINE_NO_NETNS") != "1":
-        setup_namespace()
-    try:
-        result = asyncio.run(scenario(question_wav, out_dir))
-        result["ok"] = True
-    except Exception as exc:  # reported to the test as data, with the traceback on stderr
-        log.exception("scenario failed")
-        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-    print(json.dumps(result))
-    return 0
+    return run_in_namespace(scenario)
 
 
 if __name__ == "__main__":

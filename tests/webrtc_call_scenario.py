@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 import wave
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -202,7 +203,9 @@ async def closed_tab(
     return {f"tab_{how}_call_ended": ended, f"tab_{how}_teardown_s": teardown_s}
 
 
-def main() -> int:
+def run_in_namespace(scenario: Callable[[Path, Path], Awaitable[dict[str, Any]]]) -> int:
+    """The scenario scripts' main: set up the namespace, run ``scenario(question_wav, out_dir)``
+    from argv, and print its result (or the failure) as one JSON line for the test to read."""
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
     question_wav, out_dir = Path(sys.argv[1]).resolve(), Path(sys.argv[2]).resolve()
     if os.environ.get("WARMLINE_NO_NETNS") != "1":
@@ -215,6 +218,10 @@ def main() -> int:
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
     print(json.dumps(result))
     return 0
+
+
+def main() -> int:
+    return run_in_namespace(scenario)
 
 
 if __name__ == "__main__":
