@@ -28,8 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipecat.audio.vad.silero import SileroVADAnalyzer
-from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
     BotStoppedSpeakingFrame,
@@ -56,6 +55,7 @@ from tts_service.runtime import EngineRuntime
 
 from .responder import DemoResponder
 from .stt import PocketsphinxSTTService
+from .vad import silero_vad
 
 log = logging.getLogger("warmline.agent")
 
@@ -63,11 +63,6 @@ SYSTEM_PROMPT = (
     "You are the friendly phone assistant of a small restaurant. Answer in one or two short spoken "
     "sentences, without lists, markdown or emojis."
 )
-
-
-def silero_vad() -> VADAnalyzer:
-    """Silero VAD with a 0.4 s stop: short pauses inside a sentence do not end the utterance."""
-    return SileroVADAnalyzer(params=VADParams(stop_secs=0.4))
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,5 +235,4 @@ __all__ = [
     "TurnRecord",
     "build_pipeline",
     "run_agent",
-    "silero_vad",
 ]

@@ -20,9 +20,9 @@ from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
-from agent.pipeline import silero_vad
 from agent.responder import DEMO_PHRASES
 from agent.stt import PocketsphinxSTTService, normalize_phrase
+from agent.vad import silero_vad
 from tts_service.backends.base import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
 
