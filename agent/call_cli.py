@@ -22,11 +22,16 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
 DEFAULT_MAX_CALLS = 16
 _TOKEN_ENV = "WARMLINE_TOKEN"
+_VAD_ENV = "WARMLINE_VAD"
+#: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
+VAD_NAMES = ("silero", "webrtc")
 
 
 def cmd_call(args: argparse.Namespace) -> int:
     token = args.token or None
     check_bind(args.host, token=token, insecure=args.insecure)  # before loading anything
+    if args.vad not in VAD_NAMES:  # argparse checks --vad, not a default taken from $WARMLINE_VAD
+        raise InvalidInputError(f"unknown VAD {args.vad!r} (${_VAD_ENV}); known: {', '.join(VAD_NAMES)}")
     try:
         _quiet_pipecat(verbose=bool(getattr(args, "verbose", False)))  # before pipecat logs its banner
         from .server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
@@ -44,6 +49,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         demo_grammar=args.demo_grammar,
         public_host=args.public_host,
         max_calls=args.max_calls,
+        vad=args.vad,
     )
     if settings.uses_llm:
         openai_llm(settings)  # a missing client fails now, in one line, not on the first call
@@ -84,10 +90,17 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--demo-grammar", action="store_true", help="recognize only the demo's phrases (robust on phones)"
     )
     p.add_argument("--public-host", default=None, help="host in the TwiML stream URL (default: Host header)")
+    p.add_argument(
+        "--vad",
+        choices=VAD_NAMES,
+        default=os.environ.get(_VAD_ENV) or "silero",
+        help=f"voice activity detector: silero, or webrtc, the light option for 8 kHz phone calls "
+        f"(default ${_VAD_ENV}, else silero)",
+    )
     p.add_argument("--max-calls", type=int, default=DEFAULT_MAX_CALLS, help="per transport")
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
     p.set_defaults(func=cmd_call)
 
 
-__all__ = ["add_call_command", "cmd_call"]
+__all__ = ["VAD_NAMES", "add_call_command", "cmd_call"]

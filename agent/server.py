@@ -53,6 +53,7 @@ from tts_service.runtime import EngineRuntime
 from .pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from .responder import DEMO_PHRASES
 from .stt import PocketsphinxSTTService
+from .vad import VAD_ANALYZERS
 
 log = logging.getLogger("warmline.agent")
 
@@ -78,6 +79,8 @@ class AgentSettings:
     #: host in the TwiML's wss:// URL (None: the webhook request's Host header)
     public_host: str | None = None
     max_calls: int = 16
+    #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
+    vad: str = "silero"
 
     @property
     def uses_llm(self) -> bool:
@@ -130,8 +133,15 @@ def openai_llm(settings: AgentSettings) -> Callable[[], FrameProcessor]:
 
 
 def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts:
-    """The parts of every call: demo responder or an OpenAI-compatible LLM, pocketsphinx STT."""
+    """The parts of every call: demo responder or an OpenAI-compatible LLM, pocketsphinx STT, the
+    settings' VAD (an unknown name raises ``InvalidInputError``)."""
+    try:
+        vad = VAD_ANALYZERS[settings.vad]
+    except KeyError as exc:
+        known = ", ".join(sorted(VAD_ANALYZERS))
+        raise InvalidInputError(f"unknown VAD {settings.vad!r}; known: {known}") from exc
     parts = AgentParts(runtime=runtime)
+    parts = dataclasses.replace(parts, vad=vad)
     if settings.uses_llm:
         parts = dataclasses.replace(parts, llm=openai_llm(settings))
     if settings.demo_grammar:

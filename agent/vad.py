@@ -1,21 +1,101 @@
 """Voice activity detection for the agent: the analyzers a call's ``VADProcessor`` can use.
 
     vad = silero_vad()        # the default: Pipecat's Silero analyzer (its model ships in the wheel)
+    vad = webrtc_vad()        # the light one for 8 kHz phone calls: WebRTC's GMM VAD, no model
+    vad = VAD_ANALYZERS[name]()                         # by name, as ``warmline call --vad`` does
 
 The turn timing lives here, in one place: ``VAD_START_S`` is how much speech confirms that the
 caller started talking (a barge-in's floor), ``VAD_STOP_S`` how much silence confirms they stopped
 (the largest part of the voice-to-voice latency). Every analyzer here uses both.
+
+An analyzer learns its stream's sample rate from the pipeline's setup; a rate it cannot analyze
+fails there, with a ``ValueError`` naming the rates it can. This module never loads a model on the
+event loop: Silero's loads when the call's parts are built, WebRTC's VAD has none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import webrtcvad
 from pipecat.audio.vad.silero import SileroVADAnalyzer
-from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 
 #: speech that confirms the caller started talking (and so interrupts the bot)
 VAD_START_S = 0.2
 #: silence that confirms the caller stopped talking
 VAD_STOP_S = 0.4
+
+#: the sample rates WebRTC's VAD analyzes (16-bit mono PCM)
+WEBRTC_SAMPLE_RATES = (8000, 16000, 32000, 48000)
+#: one decision per 20 ms: a Twilio media frame, so each decision waits for no more than one packet
+WEBRTC_FRAME_MS = 20
+#: 0 (keeps the most, noise included) to 3 (drops the most, soft speech included). 2 because phone
+#: lines carry hiss, hum and the codec's comfort noise, which the lower modes let through as speech
+#: more often, while mode 3 clips the quiet onsets and unvoiced consonants of a caller far from the
+#: handset.
+WEBRTC_DEFAULT_MODE = 2
+
+
+class WebRTCVADAnalyzer(VADAnalyzer):
+    """WebRTC's VAD behind Pipecat's analyzer: one speech/no-speech decision per 20 ms frame.
+
+    Confidence is 1.0 or 0.0; the base class turns runs of decisions into the caller's turns with
+    ``vad_params()``' timing. One instance serves one stream; ``set_sample_rate`` starts it afresh.
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: int = WEBRTC_DEFAULT_MODE,
+        sample_rate: int | None = None,
+        params: VADParams | None = None,
+    ) -> None:
+        if mode not in range(4):
+            raise ValueError(f"WebRTC VAD mode must be 0, 1, 2 or 3, not {mode}")
+        if sample_rate is not None:
+            _check_webrtc_rate(sample_rate)
+        super().__init__(sample_rate=sample_rate, params=params or vad_params())
+        self._mode = mode
+        self._vad = webrtcvad.Vad(mode)
+
+    @property
+    def mode(self) -> int:
+        """The aggressiveness, 0 to 3."""
+        return self._mode
+
+    def set_sample_rate(self, sample_rate: int) -> None:
+        """Adopt the stream's rate (a rate given to the constructor wins, as in the base class).
+
+        Raises ``ValueError`` naming the supported rates when WebRTC's VAD cannot analyze it.
+        """
+        _check_webrtc_rate(self._init_sample_rate or sample_rate)
+        self._vad = webrtcvad.Vad(self._mode)  # a new stream: no state from the previous one
+        super().set_sample_rate(sample_rate)
+
+    def num_frames_required(self) -> int:
+        """Samples per decision: 20 ms at the stream's rate."""
+        return self.sample_rate * WEBRTC_FRAME_MS // 1000
+
+    async def analyze_audio(self, buffer: bytes) -> VADState:
+        """The base class's analysis, refused in words while no supported rate is set (the pipeline's
+        setup failed on its rate, or never ran) instead of failing on a missing attribute per frame."""
+        if not self.sample_rate:
+            raise ValueError(f"WebRTC VAD has no sample rate yet; it needs one of {_rates_text()} Hz")
+        return await super().analyze_audio(buffer)
+
+    def voice_confidence(self, buffer: bytes) -> float:
+        """1.0 when WebRTC's VAD hears speech in this 20 ms frame of int16 PCM, else 0.0."""
+        return 1.0 if self._vad.is_speech(buffer, self.sample_rate) else 0.0
+
+
+def _rates_text() -> str:
+    return ", ".join(str(rate) for rate in WEBRTC_SAMPLE_RATES)
+
+
+def _check_webrtc_rate(sample_rate: int) -> None:
+    if sample_rate not in WEBRTC_SAMPLE_RATES:
+        raise ValueError(f"WebRTC VAD needs a sample rate of {_rates_text()} Hz, not {sample_rate} Hz")
 
 
 def vad_params() -> VADParams:
@@ -28,4 +108,24 @@ def silero_vad() -> VADAnalyzer:
     return SileroVADAnalyzer(params=vad_params())
 
 
-__all__ = ["VAD_START_S", "VAD_STOP_S", "silero_vad", "vad_params"]
+def webrtc_vad() -> VADAnalyzer:
+    """WebRTC VAD: the light option for 8 kHz phone calls (no model, microseconds a frame)."""
+    return WebRTCVADAnalyzer(params=vad_params())
+
+
+#: every analyzer by the name ``warmline call --vad`` takes
+VAD_ANALYZERS: dict[str, Callable[[], VADAnalyzer]] = {"silero": silero_vad, "webrtc": webrtc_vad}
+
+
+__all__ = [
+    "VAD_ANALYZERS",
+    "VAD_START_S",
+    "VAD_STOP_S",
+    "WEBRTC_DEFAULT_MODE",
+    "WEBRTC_FRAME_MS",
+    "WEBRTC_SAMPLE_RATES",
+    "WebRTCVADAnalyzer",
+    "silero_vad",
+    "vad_params",
+    "webrtc_vad",
+]
