@@ -46,6 +46,18 @@ class Played:
 
 
 @dataclass(slots=True)
+class Utterance:
+    """Speech the caller queued with ``say``; ``sent_s`` fills as its 20 ms chunks go out."""
+
+    chunks: int
+    sent_s: list[float] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return len(self.sent_s) == self.chunks
+
+
+@dataclass(slots=True)
 class CarrierLog:
     """What the carrier saw and did."""
 
@@ -56,6 +68,8 @@ class CarrierLog:
     #: marks echoed because a clear dropped their audio
     cleared_echoes: list[str] = field(default_factory=list)
     clears: list[int] = field(default_factory=list)
+    #: (tick, time): the caller's playback went quiet (a clear, or the bot's audio ran out)
+    went_silent: list[tuple[int, float]] = field(default_factory=list)
     #: (tick, what): protocol problems in the bot's messages (must stay empty)
     violations: list[tuple[int, str]] = field(default_factory=list)
     #: ticks on which a scenario step happened, by name
@@ -83,13 +97,14 @@ class Carrier:
         self.tick = 0
         self.answer = 0
         self.hold_playback = False
-        self._mic: deque[bytes] = deque()
+        self._mic: deque[tuple[bytes, Utterance]] = deque()
         self._buffer: deque[bytes | str] = deque()
         self._seq = itertools.count(1)
         self._chunk = itertools.count(1)
         self._ticked = asyncio.Event()
         self._stopped = False
         self._media_since_mark = 0
+        self._playing = False
         self.last_media_tick = -1
 
     # -- caller side --------------------------------------------------------------------------
@@ -119,12 +134,16 @@ class Carrier:
         """The caller presses a key (a ``dtmf`` event)."""
         await self.send_event(tp.Dtmf(next(self._seq), self.stream_sid, "inbound_track", digit))
 
-    def say(self, mulaw: bytes, *, question: bool = True) -> None:
+    def say(self, mulaw: bytes, *, question: bool = True) -> Utterance:
         """Queue the caller's speech (mu-law at 8 kHz); a question makes what plays next its answer."""
         if question:
             self.answer += 1
         padded = mulaw + SILENCE_CHUNK[: (-len(mulaw)) % tp.CHUNK_BYTES]
-        self._mic.extend(padded[i : i + tp.CHUNK_BYTES] for i in range(0, len(padded), tp.CHUNK_BYTES))
+        utterance = Utterance(len(padded) // tp.CHUNK_BYTES)
+        self._mic.extend(
+            (padded[i : i + tp.CHUNK_BYTES], utterance) for i in range(0, len(padded), tp.CHUNK_BYTES)
+        )
+        return utterance
 
     @property
     def speaking(self) -> bool:
@@ -141,11 +160,13 @@ class Carrier:
             while True:
                 await asyncio.sleep(max(0.0, t0 + (self.tick + 1) * TICK_S - loop.time()))
                 self.tick += 1
-                chunk = self._mic.popleft() if self._mic else SILENCE_CHUNK
+                chunk, utterance = self._mic.popleft() if self._mic else (SILENCE_CHUNK, None)
                 media = tp.Media(
                     next(self._seq), self.stream_sid, "inbound", next(self._chunk), self.tick * 20, chunk
                 )
                 await self.send_event(media)
+                if utterance is not None:
+                    utterance.sent_s.append(loop.time())
                 if not self.hold_playback:
                     await self._play_one()
                 self._ticked.set()
@@ -162,6 +183,10 @@ class Carrier:
             payload = self._buffer.popleft()
             assert isinstance(payload, bytes)
             self.log.played.append(Played(self.tick, now, payload, self.answer))
+            self._playing = True
+        elif self._playing:
+            self._playing = False
+            self.log.went_silent.append((self.tick, now))
         while self._buffer and isinstance(self._buffer[0], str):
             name = self._buffer.popleft()
             assert isinstance(name, str)
@@ -219,6 +244,9 @@ class Carrier:
 
     async def _on_clear(self) -> None:
         self.log.clears.append(self.tick)
+        if self._playing:  # the caller hears silence from now on
+            self._playing = False
+            self.log.went_silent.append((self.tick, asyncio.get_running_loop().time()))
         if self._media_since_mark:
             self.log.violations.append((self.tick, f"clear inside a frame ({self._media_since_mark} media)"))
         dropped = [item for item in self._buffer if isinstance(item, str)]
@@ -228,4 +256,4 @@ class Carrier:
             await self.send_event(tp.Mark(next(self._seq), self.stream_sid, name))
 
 
-__all__ = ["SILENCE_CHUNK", "TICK_S", "Carrier", "CarrierLog", "Played", "Received"]
+__all__ = ["SILENCE_CHUNK", "TICK_S", "Carrier", "CarrierLog", "Played", "Received", "Utterance"]
