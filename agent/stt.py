@@ -151,12 +151,17 @@ class PocketsphinxSTTService(STTService):
             await asyncio.to_thread(executor.shutdown, wait=True)
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        """Open an utterance on VAD start, finish it (transcript first) on VAD stop."""
-        if isinstance(frame, VADUserStartedSpeakingFrame):
-            await self._begin_utterance()
-        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+        """Open an utterance after passing the VAD start on; finish it before passing the VAD stop.
+
+        The start goes first because it is what interrupts the bot (a barge-in should not wait for
+        the pre-roll to decode); the audio after it waits in this processor's queue meanwhile. The
+        transcript goes before the stop so the user aggregator has it when the turn ends.
+        """
+        if isinstance(frame, VADUserStoppedSpeakingFrame):
             await self._end_utterance()
         await super().process_frame(frame, direction)
+        if isinstance(frame, VADUserStartedSpeakingFrame):
+            await self._begin_utterance()
 
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame | None, None]:
         """Feed one input frame to the open utterance (or keep it as pre-roll)."""
@@ -212,7 +217,7 @@ class PocketsphinxSTTService(STTService):
 
     def _hypothesis(self) -> str:
         hyp = self._decoder.hyp()
-        return "" if hyp is None else _clean(str(hyp.hypstr))
+        return "" if hyp is None else clean_hypothesis(str(hyp.hypstr))
 
     def _finish(self) -> str:
         self._decoder.end_utt()
@@ -245,10 +250,18 @@ class PocketsphinxSTTService(STTService):
             self._preroll_bytes -= len(self._preroll.popleft())
 
 
-def _clean(text: str) -> str:
+def clean_hypothesis(text: str) -> str:
     """Drop pocketsphinx's filler tokens (``<sil>``, ``[noise]``, ``(2)`` alternates)."""
     words = [re.sub(r"\(\d+\)$", "", w) for w in text.split()]
     return " ".join(w for w in words if w and not w.startswith(("<", "[")))
 
 
-__all__ = ["DECODER_SAMPLE_RATE", "PocketsphinxSTTService", "build_decoder", "normalize_phrase"]
+__all__ = [
+    "DECODER_SAMPLE_RATE",
+    "NARROWBAND_CMN_INIT",
+    "WIDEBAND_CMN_INIT",
+    "PocketsphinxSTTService",
+    "build_decoder",
+    "clean_hypothesis",
+    "normalize_phrase",
+]

@@ -4,9 +4,19 @@
     vad = webrtc_vad()        # the light one for 8 kHz phone calls: WebRTC's GMM VAD, no model
     vad = VAD_ANALYZERS[name]()                         # by name, as ``warmline call --vad`` does
 
-The turn timing lives here, in one place: ``VAD_START_S`` is how much speech confirms that the
-caller started talking (a barge-in's floor), ``VAD_STOP_S`` how much silence confirms they stopped
-(the largest part of the voice-to-voice latency). Every analyzer here uses both.
+The turn timing lives here, in one place, and every analyzer here uses it: ``VAD_START_S`` is how
+much speech confirms that the caller started talking (a barge-in's floor), ``VAD_STOP_S`` how much
+silence confirms they stopped (the largest part of the voice-to-voice latency), ``VAD_MIN_VOLUME``
+the loudness below which nothing counts as speech. The values come from
+``benchmarks/v2v_bench.py`` on 8 kHz phone audio; two effects set them:
+
+* Silero's confidence stays high for about 150 ms after speech really ends, so a stop of 0.15 s
+  ends the caller's turn after about 300 ms of real silence (pauses between words are shorter);
+  Pipecat's default 0.2 s adds a 32 ms window for nothing but safety from Smart Turn, unused here.
+* Pipecat's volume is a 400 ms loudness window, smoothed: at its default threshold of 0.6 (about
+  -50 LUFS) a speech onset takes 160 ms to count at all, which alone would spend most of a
+  250 ms barge-in budget. 0.4 (about -70 LUFS) still gates line hiss; Silero's confidence (0.7)
+  does the rest. A start of 0.1 s of such speech then confirms a barge-in about 160 ms in.
 
 An analyzer learns its stream's sample rate from the pipeline's setup; a rate it cannot analyze
 fails there, with a ``ValueError`` naming the rates it can. This module never loads a model on the
@@ -22,9 +32,11 @@ from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 
 #: speech that confirms the caller started talking (and so interrupts the bot)
-VAD_START_S = 0.2
-#: silence that confirms the caller stopped talking
-VAD_STOP_S = 0.4
+VAD_START_S = 0.1
+#: silence that confirms the caller stopped talking (after the analyzer's own hangover)
+VAD_STOP_S = 0.15
+#: Pipecat's normalized loudness (0: -110 LUFS, 1: -10 LUFS) below which nothing is speech
+VAD_MIN_VOLUME = 0.4
 
 #: the sample rates WebRTC's VAD analyzes (16-bit mono PCM)
 WEBRTC_SAMPLE_RATES = (8000, 16000, 32000, 48000)
@@ -100,7 +112,7 @@ def _check_webrtc_rate(sample_rate: int) -> None:
 
 def vad_params() -> VADParams:
     """The agent's VAD timing, shared by every analyzer."""
-    return VADParams(start_secs=VAD_START_S, stop_secs=VAD_STOP_S)
+    return VADParams(start_secs=VAD_START_S, stop_secs=VAD_STOP_S, min_volume=VAD_MIN_VOLUME)
 
 
 def silero_vad() -> VADAnalyzer:
@@ -119,6 +131,7 @@ VAD_ANALYZERS: dict[str, Callable[[], VADAnalyzer]] = {"silero": silero_vad, "we
 
 __all__ = [
     "VAD_ANALYZERS",
+    "VAD_MIN_VOLUME",
     "VAD_START_S",
     "VAD_STOP_S",
     "WEBRTC_DEFAULT_MODE",
