@@ -4,6 +4,7 @@ python examples/twilio_bot.py        # then point a Twilio number's voice webhoo
 """
 
 import asyncio
+import contextlib
 
 from starlette.applications import Starlette
 
@@ -33,4 +34,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C ends every call and exits quietly
+        asyncio.run(main())
