@@ -399,6 +399,8 @@ def plot(summaries: dict[str, dict[str, Any]], path: Path) -> None:
             if total is not None:
                 ax.text(left + 10, y, f"{total * 1000:.0f} ms p50", va="center")
         ax.axvline(target * 1000, color="k", linestyle="--", linewidth=1)
+        widest = max([target, *(summaries[b][total_key] or 0.0 for b in bots)]) * 1000
+        ax.set_xlim(0, widest * 1.25)  # room for the p50 labels
         ax.set_yticks(range(len(bots)), bots)
         ax.set_title(f"{title}; stacked stage p50s; dashed: target", fontsize=10)
         ax.set_xlabel("ms")

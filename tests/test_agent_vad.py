@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import numpy as np
 import pytest
@@ -270,3 +271,27 @@ def test_warmline_call_hands_the_vad_to_the_server(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(call_cli, "_quiet_pipecat", lambda *, verbose: None)
     assert main(["call", "--port", "0", "--vad", "webrtc"]) == 0
     assert [s.vad for s in served] == ["webrtc"]
+
+
+def test_the_call_log_drops_pipecats_stop_secs_warning_only(capsys: pytest.CaptureFixture[str]) -> None:
+    """``warmline call`` keeps Pipecat's warnings, except the one about the agent's deliberate VAD stop."""
+    from loguru import logger
+
+    from agent.call_cli import _quiet_pipecat
+
+    _quiet_pipecat(verbose=False)  # installs a sink on this test's captured stderr
+    try:
+        strategy = logger.patch(
+            lambda r: r.update(name="pipecat.turns.user_stop.speech_timeout_user_turn_stop_strategy")
+        )
+        strategy.warning("VAD stop_secs (0.15s) differs from the default")
+        strategy.warning("something else went wrong")
+        logger.patch(lambda r: r.update(name="pipecat.other")).warning("VAD stop_secs is odd here")
+        logger.info("not shown at all")
+        err = capsys.readouterr().err
+        assert "differs from the default" not in err
+        assert "something else went wrong" in err and "VAD stop_secs is odd here" in err
+        assert "not shown at all" not in err
+    finally:  # the next tests log to whatever stderr is then
+        logger.remove()
+        logger.add(lambda message: sys.stderr.write(message))
