@@ -27,6 +27,11 @@ _TOKEN_ENV = "WARMLINE_TOKEN"
 _VAD_ENV = "WARMLINE_VAD"
 #: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
 VAD_NAMES = ("silero", "webrtc")
+_STT_ENV = "WARMLINE_STT"
+#: ``agent.stt_choice.STT_CHOICES``, spelled out for the same reason; the first is the default
+STT_NAMES = ("pocketsphinx", "whisper", "openai", "deepgram")
+#: where each STT that needs a key finds it
+_STT_KEY_ENV = {"openai": "OPENAI_API_KEY", "deepgram": "DEEPGRAM_API_KEY"}
 
 
 def cmd_call(args: argparse.Namespace) -> int:
@@ -34,6 +39,8 @@ def cmd_call(args: argparse.Namespace) -> int:
     check_bind(args.host, token=token, insecure=args.insecure)  # before loading anything
     if args.vad not in VAD_NAMES:  # argparse checks --vad, not a default taken from $WARMLINE_VAD
         raise InvalidInputError(f"unknown VAD {args.vad!r} (${_VAD_ENV}); known: {', '.join(VAD_NAMES)}")
+    if args.stt not in STT_NAMES:  # likewise for $WARMLINE_STT
+        raise InvalidInputError(f"unknown STT {args.stt!r} (${_STT_ENV}); known: {', '.join(STT_NAMES)}")
     try:
         _quiet_pipecat(verbose=bool(getattr(args, "verbose", False)))  # before pipecat logs its banner
         from .server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
@@ -52,9 +59,14 @@ def cmd_call(args: argparse.Namespace) -> int:
         public_host=args.public_host,
         max_calls=args.max_calls,
         vad=args.vad,
+        stt=args.stt,
+        stt_model=args.stt_model,
+        stt_base_url=args.stt_base_url,
+        stt_api_key=os.environ.get(_STT_KEY_ENV.get(args.stt, "")) or None,
     )
     if settings.uses_llm:
         openai_llm(settings)  # a missing client fails now, in one line, not on the first call
+    settings.build_stt_factory()  # likewise a missing STT package or key (and whisper's weights load)
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
         asyncio.run(serve_agent(settings, backend=args.backend, workers=args.workers))
     print("warmline: stopped", file=sys.stderr)
@@ -99,7 +111,9 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (Ollama, vLLM, Groq...)")
     p.add_argument("--llm-model", default=None, help="LLM model (with $OPENAI_API_KEY or --llm-base-url)")
     p.add_argument(
-        "--demo-grammar", action="store_true", help="recognize only the demo's phrases (robust on phones)"
+        "--demo-grammar",
+        action="store_true",
+        help="pocketsphinx: recognize only the demo's phrases (robust on phones)",
     )
     p.add_argument("--public-host", default=None, help="host in the TwiML stream URL (default: Host header)")
     p.add_argument(
@@ -109,10 +123,25 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help=f"voice activity detector: silero, or webrtc, the light option for 8 kHz phone calls "
         f"(default ${_VAD_ENV}, else silero)",
     )
+    p.add_argument(
+        "--stt",
+        choices=STT_NAMES,
+        default=os.environ.get(_STT_ENV) or STT_NAMES[0],
+        help="speech recognizer: pocketsphinx (offline, nothing to download); whisper (local "
+        "faster-whisper, pip install 'pipecat-ai[whisper]', downloads its weights on first use); openai "
+        "(any OpenAI-compatible transcription endpoint, $OPENAI_API_KEY or --stt-base-url); deepgram "
+        f"(pip install 'pipecat-ai[deepgram]', $DEEPGRAM_API_KEY). Default ${_STT_ENV}, else pocketsphinx",
+    )
+    p.add_argument("--stt-model", default=None, help="the STT's model (default: the service's own)")
+    p.add_argument(
+        "--stt-base-url",
+        default=None,
+        help="the STT's endpoint (openai: a local server; deepgram: self-hosted)",
+    )
     p.add_argument("--max-calls", type=int, default=DEFAULT_MAX_CALLS, help="per transport")
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
     p.set_defaults(func=cmd_call)
 
 
-__all__ = ["VAD_NAMES", "add_call_command", "cmd_call"]
+__all__ = ["STT_NAMES", "VAD_NAMES", "add_call_command", "cmd_call"]

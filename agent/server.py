@@ -51,8 +51,7 @@ from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
 
 from .pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
-from .responder import DEMO_PHRASES
-from .stt import PocketsphinxSTTService
+from .stt_choice import DEFAULT_STT, STTFactory, stt_factory
 from .vad import VAD_ANALYZERS
 
 log = logging.getLogger("warmline.agent")
@@ -68,12 +67,12 @@ class AgentSettings:
 
     host: str = "127.0.0.1"
     port: int = 7860
-    token: str | None = None
+    token: str | None = dataclasses.field(default=None, repr=False)
     insecure: bool = False
     #: an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, Groq...); None with no model: the demo
     llm_base_url: str | None = None
     llm_model: str | None = None
-    llm_api_key: str | None = None
+    llm_api_key: str | None = dataclasses.field(default=None, repr=False)
     #: recognize only the demo script's phrases (robust on phone audio) instead of open English
     demo_grammar: bool = False
     #: host in the TwiML's wss:// URL (None: the webhook request's Host header)
@@ -81,10 +80,28 @@ class AgentSettings:
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"
+    #: the STT by its name in ``stt_choice.STT_CHOICES``: "pocketsphinx" (default, offline), "whisper",
+    #: "openai" (any OpenAI-compatible endpoint) or "deepgram"
+    stt: str = DEFAULT_STT
+    #: the STT's model and endpoint (None: the service's own)
+    stt_model: str | None = None
+    stt_base_url: str | None = None
+    #: the chosen STT's key ($OPENAI_API_KEY for openai, $DEEPGRAM_API_KEY for deepgram)
+    stt_api_key: str | None = dataclasses.field(default=None, repr=False)
 
     @property
     def uses_llm(self) -> bool:
         return bool(self.llm_base_url or self.llm_model or self.llm_api_key)
+
+    def build_stt_factory(self) -> STTFactory:
+        """The factory of every call's STT; a missing package or key raises ``InvalidInputError`` now."""
+        return stt_factory(
+            self.stt,
+            model=self.stt_model,
+            base_url=self.stt_base_url,
+            api_key=self.stt_api_key,
+            demo_grammar=self.demo_grammar,
+        )
 
 
 class AgentMetrics:
@@ -133,8 +150,8 @@ def openai_llm(settings: AgentSettings) -> Callable[[], FrameProcessor]:
 
 
 def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts:
-    """The parts of every call: demo responder or an OpenAI-compatible LLM, pocketsphinx STT, the
-    settings' VAD (an unknown name raises ``InvalidInputError``)."""
+    """The parts of every call: demo responder or an OpenAI-compatible LLM, the settings' STT and
+    VAD (an unknown name, or a missing package or key, raises ``InvalidInputError``)."""
     try:
         vad = VAD_ANALYZERS[settings.vad]
     except KeyError as exc:
@@ -144,9 +161,7 @@ def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts
     parts = dataclasses.replace(parts, vad=vad)
     if settings.uses_llm:
         parts = dataclasses.replace(parts, llm=openai_llm(settings))
-    if settings.demo_grammar:
-        parts = dataclasses.replace(parts, stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES))
-    return parts
+    return dataclasses.replace(parts, stt=settings.build_stt_factory())
 
 
 def create_agent_app(
@@ -210,6 +225,7 @@ def create_agent_app(
                 "calls": dict(state.calls),
                 "sessions": runtime.session_count,
                 "llm": "openai-compatible" if settings.uses_llm else "demo",
+                "stt": settings.stt,
             }
         )
 

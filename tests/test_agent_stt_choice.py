@@ -1,0 +1,371 @@
+"""``warmline call --stt``: each choice's factory, behind the agent's VAD in a real Pipecat pipeline."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.machinery
+import importlib.util
+import io
+import sys
+import types
+import wave
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+from engine_helpers import frames_of, pump
+from pipecat.frames.frames import EndFrame, Frame, InputAudioRawFrame, TranscriptionFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from agent import call_cli
+from agent.cli import build_parser, main
+from agent.server import AgentSettings, default_parts
+from agent.stt import PocketsphinxSTTService, normalize_phrase
+from agent.stt_choice import STT_CHOICES, stt_factory
+from agent.vad import silero_vad
+from transports.ws_server import serving
+from transports.ws_settings import ServerSettings
+from tts_service.backends.base import Backend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.errors import InvalidInputError
+from tts_service.runtime import EngineRuntime
+
+QUESTION = "What is the weather like today?"
+#: what the fake transcription server answers
+SERVER_TEXT = "what is the weather like today"
+
+
+def frozen_clock() -> float:
+    return 0.0
+
+
+def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:
+    """``text`` spoken by hibari as int16 PCM, with silence before and after."""
+    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=frozen_clock)
+    session.start(text)
+    session.flush()
+    pcm = np.concatenate([f.samples for f in frames_of(pump(session))]).astype("<i2")
+    pad = np.zeros(sample_rate // 2, dtype="<i2")
+    return np.concatenate([pad, pcm, pad, pad]).tobytes()
+
+
+class Collector(FrameProcessor):
+    """At the end of the pipeline: the final transcripts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.transcripts: list[str] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame):
+            self.transcripts.append(frame.text.strip())
+        await self.push_frame(frame, direction)
+
+
+async def transcribe(stt: FrameProcessor, audio: bytes, sample_rate: int) -> list[str]:
+    """Run ``audio`` in 20 ms frames through VAD -> ``stt`` -> Collector; the final transcripts."""
+    collector = Collector()
+    worker = PipelineWorker(
+        Pipeline([VADProcessor(vad_analyzer=silero_vad()), stt, collector]),
+        params=PipelineParams(audio_in_sample_rate=sample_rate),
+        cancel_on_idle_timeout=False,
+    )
+    chunk = sample_rate // 50 * 2
+    frames: list[Frame] = [
+        InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
+    ]
+    await worker.queue_frames([*frames, EndFrame()])
+    runner = WorkerRunner(handle_sigint=False)
+    await runner.add_workers(worker)
+    await asyncio.wait_for(runner.run(), 60)
+    return collector.transcripts
+
+
+# -- pocketsphinx (the default) -------------------------------------------------------------------
+
+
+def test_the_default_is_pocketsphinx_with_its_open_model(hibari_backend: Backend) -> None:
+    """No choice: pocketsphinx's open English model, which hears the whole question, off-script words too."""
+    make = stt_factory()
+    stt = make()
+    assert isinstance(stt, PocketsphinxSTTService) and make() is not stt
+    transcripts = asyncio.run(transcribe(stt, spoken(hibari_backend, QUESTION, 16000), 16000))
+    assert transcripts == [normalize_phrase(QUESTION)]
+
+
+def test_the_demo_grammar_gives_pocketsphinx_restricted_to_the_demo_phrases(hibari_backend: Backend) -> None:
+    """``demo_grammar``: the same question comes out as the closest demo phrase, without "today"."""
+    stt = default_parts(EngineRuntime(hibari_backend), AgentSettings(demo_grammar=True)).stt()
+    assert isinstance(stt, PocketsphinxSTTService)
+    transcripts = asyncio.run(transcribe(stt, spoken(hibari_backend, QUESTION, 16000), 16000))
+    assert transcripts == ["what is the weather like"]
+
+
+def test_pocketsphinx_refuses_options_it_does_not_take() -> None:
+    """pocketsphinx has no model to choose, no endpoint, and English only: each is refused in words."""
+    with pytest.raises(InvalidInputError, match="takes no --stt-model"):
+        stt_factory("pocketsphinx", model="base")
+    with pytest.raises(InvalidInputError, match="takes no --stt-model or --stt-base-url"):
+        stt_factory("pocketsphinx", base_url="http://127.0.0.1:1/v1")
+    with pytest.raises(InvalidInputError, match="English only"):
+        stt_factory("pocketsphinx", language="fr")
+
+
+def test_an_unknown_stt_or_language_is_refused() -> None:
+    """An unknown name or language raises InvalidInputError naming the known choices."""
+    with pytest.raises(InvalidInputError, match="unknown STT 'foo'; known: pocketsphinx, whisper"):
+        stt_factory("foo")
+    with pytest.raises(InvalidInputError, match="unknown STT language 'klingon'"):
+        stt_factory("pocketsphinx", language="klingon")
+
+
+def test_the_demo_grammar_is_refused_with_another_stt() -> None:
+    """``--demo-grammar`` is pocketsphinx's closed grammar: with --stt openai it is an error, not ignored."""
+    with pytest.raises(InvalidInputError, match="pocketsphinx's closed grammar"):
+        stt_factory("openai", base_url="http://127.0.0.1:1/v1", demo_grammar=True)
+
+
+# -- openai: any OpenAI-compatible transcription endpoint -----------------------------------------
+
+
+def transcriptions_app(uploads: list[dict[str, Any]]) -> Starlette:
+    """A fake OpenAI-compatible server: records each audio upload, answers ``SERVER_TEXT``."""
+
+    async def transcriptions(request: Request) -> Response:
+        form = await request.form()
+        upload = form["file"]
+        assert isinstance(upload, UploadFile)
+        uploads.append(
+            {
+                "content_type": request.headers["content-type"],
+                "authorization": request.headers.get("authorization"),
+                "model": form["model"],
+                "language": form.get("language"),
+                "filename": upload.filename,
+                "audio": await upload.read(),
+            }
+        )
+        return JSONResponse({"text": SERVER_TEXT})
+
+    return Starlette(routes=[Route("/v1/audio/transcriptions", transcriptions, methods=["POST"])])
+
+
+def test_openai_transcribes_each_vad_segment_on_a_compatible_server(hibari_backend: Backend) -> None:
+    """--stt openai --stt-base-url: each VAD segment is uploaded as WAV with the model; its text comes out."""
+    pytest.importorskip("openai")
+    uploads: list[dict[str, Any]] = []
+    audio = spoken(hibari_backend, QUESTION, 16000)
+
+    async def run() -> list[str]:
+        async with serving(transcriptions_app(uploads), ServerSettings()) as (host, port):
+            settings = AgentSettings(
+                stt="openai", stt_base_url=f"http://{host}:{port}/v1", stt_model="whisper-large-v3"
+            )
+            stt = default_parts(EngineRuntime(hibari_backend), settings).stt()
+            return await transcribe(stt, audio, 16000)
+
+    transcripts = asyncio.run(run())
+    assert transcripts == [SERVER_TEXT]
+    assert len(uploads) == 1, "one VAD segment, one upload"
+    upload = uploads[0]
+    assert upload["content_type"].startswith("multipart/form-data")
+    assert upload["model"] == "whisper-large-v3" and upload["language"] == "en"
+    assert upload["authorization"] == "Bearer not-needed"  # a local server takes any key
+    with wave.open(io.BytesIO(upload["audio"])) as wav:
+        assert (wav.getframerate(), wav.getnchannels(), wav.getsampwidth()) == (16000, 1, 2)
+        segment_s = wav.getnframes() / wav.getframerate()
+    speech_s = len(audio) / 2 / 16000 - 1.5  # the padding is 1.5 s of silence
+    assert speech_s < segment_s < len(audio) / 2 / 16000 + 0.5  # the speech, plus at most the trailing pad
+
+
+def test_openai_without_a_key_or_an_endpoint_is_refused() -> None:
+    """--stt openai needs $OPENAI_API_KEY or a local --stt-base-url, checked when the factory is built."""
+    with pytest.raises(InvalidInputError, match=r"OPENAI_API_KEY, or --stt-base-url"):
+        stt_factory("openai")
+
+
+# -- deepgram and whisper: keys and missing packages ----------------------------------------------
+
+
+def test_deepgram_without_a_key_is_refused() -> None:
+    """--stt deepgram without $DEEPGRAM_API_KEY fails in one line, whether or not deepgram is installed."""
+    with pytest.raises(InvalidInputError, match=r"set \$DEEPGRAM_API_KEY"):
+        stt_factory("deepgram")
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "api_key"), [("whisper", "faster_whisper", None), ("deepgram", "deepgram", "dg-key")]
+)
+def test_a_missing_package_names_its_pip_extra(name: str, module: str, api_key: str | None) -> None:
+    """A choice whose client is not installed raises InvalidInputError with the pip command."""
+    if importlib.util.find_spec(module) is not None:
+        pytest.skip(f"{module} is installed here")
+    with pytest.raises(InvalidInputError, match=rf"pip install 'pipecat-ai\[{name}\]'"):
+        stt_factory(name, api_key=api_key)
+
+
+class FakeWhisperModel:
+    """Stands in for faster-whisper's model: records loads and the audio it transcribes."""
+
+    loaded: ClassVar[list[FakeWhisperModel]] = []
+    supported_languages: ClassVar[list[str]] = ["en"]
+
+    def __init__(self, name: str, *, device: str, compute_type: str) -> None:
+        del device, compute_type
+        self.name = name
+        self.heard: list[np.ndarray[Any, Any]] = []
+        self.loaded.append(self)
+
+    def transcribe(self, audio: np.ndarray[Any, Any], **kwargs: object) -> tuple[list[object], None]:
+        del kwargs
+        self.heard.append(audio)
+        return [types.SimpleNamespace(text=SERVER_TEXT, no_speech_prob=0.01)], None
+
+
+_WHISPER_MODULES = ("pipecat.services.whisper.stt", "agent.stt_whisper")
+
+
+@pytest.fixture
+def fake_faster_whisper(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakeWhisperModel]]:
+    """faster-whisper replaced by ``FakeWhisperModel`` for this test; Pipecat's module imported afresh."""
+    if importlib.util.find_spec("faster_whisper") is not None:
+        pytest.skip("faster_whisper is installed here: this test would shadow it")
+    module = types.ModuleType("faster_whisper")
+    module.__spec__ = importlib.machinery.ModuleSpec("faster_whisper", None)
+    setattr(module, "WhisperModel", FakeWhisperModel)  # noqa: B010
+    monkeypatch.setitem(sys.modules, "faster_whisper", module)
+    FakeWhisperModel.loaded = []
+    yield FakeWhisperModel
+    for name in _WHISPER_MODULES:  # imported against the fake: gone with it
+        sys.modules.pop(name, None)
+        parent, _, child = name.rpartition(".")
+        vars(sys.modules[parent]).pop(child, None)
+
+
+def test_whisper_loads_its_model_once_and_hears_phone_audio_at_16_khz(
+    hibari_backend: Backend, fake_faster_whisper: type[FakeWhisperModel]
+) -> None:
+    """--stt whisper loads the model when the factory is built, never per call, and resamples 8 kHz."""
+    stt_factory("whisper", model="tiny")
+    make = stt_factory("whisper", model="tiny")  # the server builds it again after the CLI's check
+    calls = {rate: make() for rate in (8000, 16000)}
+    [model] = fake_faster_whisper.loaded  # one load for both builds and both calls
+    assert model.name == "tiny"
+
+    async def run() -> dict[int, list[str]]:
+        return {
+            rate: await transcribe(stt, spoken(hibari_backend, QUESTION, rate), rate)
+            for rate, stt in calls.items()
+        }
+
+    assert asyncio.run(run()) == {8000: [SERVER_TEXT], 16000: [SERVER_TEXT]}
+    narrow_s, wide_s = (len(heard) / 16000 for heard in model.heard)  # both calls, on the one model
+    assert abs(narrow_s - wide_s) < 0.15 * wide_s, (narrow_s, wide_s)  # unresampled: half as long
+
+
+def test_whisper_refuses_a_language_its_model_cannot_transcribe(
+    fake_faster_whisper: type[FakeWhisperModel],
+) -> None:
+    """An English-only whisper model with language fr is refused at startup, not on the first call."""
+    with pytest.raises(InvalidInputError, match="cannot transcribe 'fr'"):
+        stt_factory("whisper", language="fr")
+    with pytest.raises(InvalidInputError, match="--stt-base-url is for openai or deepgram"):
+        stt_factory("whisper", base_url="http://127.0.0.1:1/v1")
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def test_the_cli_knows_the_same_stts_as_the_agent() -> None:
+    """``--stt``'s choices (spelled out so the parser needs no Pipecat) are STT_CHOICES, default first."""
+    assert call_cli.STT_NAMES == STT_CHOICES
+
+
+def test_warmline_call_parses_stt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--stt openai`` parses; without it the default is $WARMLINE_STT, else pocketsphinx."""
+    monkeypatch.delenv("WARMLINE_STT", raising=False)
+    assert build_parser().parse_args(["call"]).stt == "pocketsphinx"
+    args = build_parser().parse_args(["call", "--stt", "openai", "--stt-model", "m", "--stt-base-url", "u"])
+    assert (args.stt, args.stt_model, args.stt_base_url) == ("openai", "m", "u")
+    monkeypatch.setenv("WARMLINE_STT", "whisper")
+    assert build_parser().parse_args(["call"]).stt == "whisper"
+
+
+def test_warmline_call_rejects_an_unknown_stt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--stt foo`` is a usage error (exit 2); so is $WARMLINE_STT=foo, in one line before loading."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["call", "--stt", "foo"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'foo'" in capsys.readouterr().err
+    monkeypatch.setenv("WARMLINE_STT", "foo")
+    assert main(["call", "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown STT 'foo'" in err[0]
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[AgentSettings]:
+    """``warmline call`` with ``serve_agent`` replaced: the settings it would have served."""
+    settings: list[AgentSettings] = []
+
+    async def fake_serve(s: AgentSettings, *, backend: str, workers: int) -> None:
+        del backend, workers
+        settings.append(s)
+
+    monkeypatch.setattr("agent.server.serve_agent", fake_serve)
+    monkeypatch.setattr(call_cli, "_quiet_pipecat", lambda *, verbose: None)
+    monkeypatch.delenv("WARMLINE_STT", raising=False)
+    return settings
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--stt", "openai", "--stt-base-url", "http://127.0.0.1:1/v1", "--demo-grammar"], "closed grammar"),
+        (["--stt", "deepgram"], "DEEPGRAM_API_KEY"),
+        (["--stt-model", "base"], "pocketsphinx takes no --stt-model"),
+    ],
+)
+def test_warmline_call_refuses_a_bad_stt_setup_before_serving(
+    served: list[AgentSettings],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    """A setup the STT cannot run fails in one line (exit 2) before the server or the model starts."""
+    monkeypatch.delenv("DEEPGRAM_API_KEY", raising=False)
+    assert main(["call", "--port", "0", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert served == []
+
+
+def test_warmline_call_hands_the_stt_to_the_server(
+    served: list[AgentSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--stt openai --stt-model --stt-base-url`` reach AgentSettings; $OPENAI_API_KEY, not its repr."""
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    argv = ["--stt", "openai", "--stt-model", "whisper-1", "--stt-base-url", "http://127.0.0.1:1/v1"]
+    assert main(["call", "--port", "0", *argv]) == 0
+    [settings] = served
+    assert (settings.stt, settings.stt_model, settings.stt_base_url) == (
+        "openai",
+        "whisper-1",
+        "http://127.0.0.1:1/v1",
+    )
+    assert settings.stt_api_key == "sk-secret" and "sk-secret" not in repr(settings)
