@@ -168,7 +168,15 @@ class DemoResponder(FrameProcessor):
             self._stream = self.create_task(self._speak(intent.answer), f"{self.name}-stream")
             return
         if isinstance(frame, (InterruptionFrame, EndFrame, CancelFrame)):
-            await self._stop_stream()
+            # Stop the stream before passing the frame on (no token of this answer may follow it),
+            # but wait for the task to wind down only after: a barge-in should not queue behind it.
+            stream, self._stream = self._stream, None
+            if stream is not None:
+                stream.cancel()
+            await self.push_frame(frame, direction)
+            if stream is not None:
+                await self.cancel_task(stream)
+            return
         await self.push_frame(frame, direction)
 
     async def cleanup(self) -> None:
