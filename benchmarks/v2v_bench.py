@@ -10,6 +10,7 @@ turn asks its question over the answer, ``BARGE_IN_AFTER_S`` into it (a barge-in
 * ``warmline``: the ``warmline call`` app (``agent.server.create_agent_app``) with its defaults
   (Silero VAD before a streaming pocketsphinx STT, the agent's turn timing, the demo responder,
   ``WarmlineTTSService``), on the real ``/twilio`` endpoint;
+* ``warmline-webrtc`` (only when asked for): the same with ``--vad webrtc``;
 * ``stock``: ``v2v_stock.stock_app``, the bot Pipecat's docs build (Silero VAD with its default
   turn settings, segmented STT, sentence-mode TTS on the same voice, same responder).
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import bisect
+import functools
 import json
 import platform
 import statistics
@@ -61,6 +63,7 @@ from agent.pipeline import AgentParts  # noqa: E402
 from agent.responder import DEMO_PHRASES, pick_intent  # noqa: E402
 from agent.server import AgentSettings, create_agent_app  # noqa: E402
 from agent.stt import PocketsphinxSTTService  # noqa: E402
+from agent.vad import VAD_ANALYZERS  # noqa: E402
 from transports import g711  # noqa: E402
 from transports import twilio_protocol as tp  # noqa: E402
 from transports.ws_server import serving  # noqa: E402
@@ -92,6 +95,7 @@ ANSWER_GAP_S = 0.1
 QUIET_S = 0.2
 STAGES = ("vad", "stt", "turn end", "llm first token", "tts first frame", "line")
 BARGE_STAGES = ("vad start", "interruption", "line")
+BOTS = ("warmline", "warmline-webrtc", "stock")
 #: every wait is bounded (in carrier ticks of 20 ms)
 MAX_TICKS = 1500
 
@@ -287,7 +291,9 @@ async def call(app: Any, questions: list[Question]) -> Caller:
     return caller
 
 
-async def run_warmline(backend: HibariBackend, questions: list[Question]) -> list[TurnResult]:
+async def run_warmline(
+    backend: HibariBackend, questions: list[Question], *, vad: str = "silero"
+) -> list[TurnResult]:
     observers: list[TurnLatencyObserver] = []
 
     def make_observers() -> list[BaseObserver]:
@@ -297,6 +303,7 @@ async def run_warmline(backend: HibariBackend, questions: list[Question]) -> lis
     async with EngineRuntime(backend, workers=2) as runtime:
         parts = AgentParts(
             runtime=runtime,
+            vad=VAD_ANALYZERS[vad],
             stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES),
             observers=make_observers,
         )
@@ -353,13 +360,18 @@ def _ms(value: float | None) -> str:
 
 def print_table(summaries: dict[str, dict[str, Any]]) -> None:
     bots = list(summaries)
-    print(f"{'ms, p50':<34}" + "".join(f"{b:>12}" for b in bots) + ("       ratio" if len(bots) == 2 else ""))
+    # the ratio column: how many times longer the stock bot takes than the first bot of the run
+    versus = bots[0] if "stock" in bots and bots[0] != "stock" else None
+    header = f"{'ms, p50':<34}" + "".join(f"{b:>16}" for b in bots)
+    print(header + (f"  stock / {versus}" if versus else ""))
 
     def row(label: str, get: Callable[[dict[str, Any]], float | None], *, ratio: bool = False) -> None:
-        values = [get(summaries[b]) for b in bots]
-        line = f"{label:<34}" + "".join(f"{_ms(v):>12}" for v in values)
-        if ratio and len(values) == 2 and values[0] and values[1]:
-            line += f"{values[1] / values[0]:>11.2f}x"
+        values = {b: get(summaries[b]) for b in bots}
+        line = f"{label:<34}" + "".join(f"{_ms(v):>16}" for v in values.values())
+        if ratio and versus is not None:
+            base, stock = values[versus], values["stock"]
+            if base and stock:
+                line += f"{stock / base:>11.2f}x"
         print(line)
 
     row("voice to voice", lambda s: s["v2v_p50_s"], ratio=True)
@@ -371,8 +383,8 @@ def print_table(summaries: dict[str, dict[str, Any]]) -> None:
         row(f"  {stage}", lambda s, st=stage: s["barge_stages_p50_s"][st])
     row("barge-in: speech start to clear", lambda s: s["clear_p50_s"])
     for label, key in (("turns timed", "timed"), ("answered early", "answered_early")):
-        print(f"{label:<34}" + "".join(f"{summaries[b][key]:>12}" for b in bots))
-    print(f"{'right answers':<34}" + "".join(f"{summaries[b]['right_answers']:>12}" for b in bots))
+        print(f"{label:<34}" + "".join(f"{summaries[b][key]:>16}" for b in bots))
+    print(f"{'right answers':<34}" + "".join(f"{summaries[b]['right_answers']:>16}" for b in bots))
     print("targets: voice to voice <= 500 ms p50; barge-in <= 250 ms (speech start to silence)")
 
 
@@ -415,7 +427,11 @@ async def run_bench(turns: int, bots: list[str]) -> dict[str, Any]:
     await asyncio.to_thread(backend.load)
     texts = [QUESTIONS[k % len(QUESTIONS)] for k in range(turns)]
     questions = [speech(backend, t) for t in texts]
-    runners = {"warmline": run_warmline, "stock": run_stock}
+    runners = {
+        "warmline": run_warmline,
+        "warmline-webrtc": functools.partial(run_warmline, vad="webrtc"),
+        "stock": run_stock,
+    }
     results: dict[str, list[TurnResult]] = {}
     for bot in bots:
         t0 = time.monotonic()
@@ -432,12 +448,16 @@ async def run_bench(turns: int, bots: list[str]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=20, help="questions per bot (default 20)")
-    parser.add_argument("--bots", default="warmline,stock", help="comma-separated: warmline, stock")
+    parser.add_argument(
+        "--bots",
+        default="warmline,stock",
+        help=f"comma-separated, of {', '.join(BOTS)} (the agent with the WebRTC VAD)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
-    if args.turns < 2 or not bots or set(bots) - {"warmline", "stock"}:
-        parser.error("--turns must be at least 2 and --bots a list of warmline, stock")
+    if args.turns < 2 or not bots or set(bots) - set(BOTS):
+        parser.error(f"--turns must be at least 2 and --bots a list of {', '.join(BOTS)}")
     report = asyncio.run(run_bench(args.turns, bots))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "v2v_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
