@@ -39,6 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except WarmlineError as exc:
         print(f"warmline: error ({exc.code}): {exc}", file=sys.stderr)
+        if exc.operator_hint:
+            print(f"warmline: {exc.operator_hint}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("warmline: interrupted", file=sys.stderr)

@@ -8,6 +8,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 from asr import DISTRACTORS, recognize
 
 from agent.cli import main
@@ -79,3 +80,19 @@ def test_engine_alone_example_runs(tmp_path: Path) -> None:
     assert "done:" in run.stdout
     pcm, rate = _read(out)
     assert rate == 16000 and len(pcm) % 1280 == 0 and len(pcm) > 16000
+
+
+def test_an_unknown_voice_exits_2_with_the_voices_and_how_to_get_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On the command line the operator reads both the error and its hint (how to install a voice)."""
+    from hibari.voices import VOICES
+
+    from tts_service.backends.hibari import HibariBackend
+
+    if set(VOICES) <= set(HibariBackend().voices()):
+        pytest.skip("every hibari voice is cached here: there is no hint to print")
+    assert main(["speak", "Hello.", "-o", str(tmp_path / "x.wav"), "--voice", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "error (unknown_voice)" in err and "available: heart" in err
+    assert "hibari --voice" in err

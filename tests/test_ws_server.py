@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from asr import DISTRACTORS
+from hibari.voices import VOICES, cache_dir
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from ws_helpers import LiveServer, Turn, ready, receive_until, run_with_server, send
@@ -275,6 +276,27 @@ def test_every_bad_input_gets_its_code_and_the_connection_stays_usable(hibari_ba
             assert metric(server, "warmline_ws_errors_total", code="bad_json") == 2
 
     run_with_server(hibari_backend, body, settings)
+
+
+def test_an_unknown_voice_tells_the_client_the_voices_but_logs_the_servers_paths(
+    hibari_backend: HibariBackend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The client learns which voices exist; how to install another (a path on this machine) is
+    for the operator's log only."""
+    if set(VOICES) <= set(hibari_backend.voices()):
+        pytest.skip("every hibari voice is cached here: no operator hint to keep from the client")
+    caplog.set_level(logging.INFO, logger="warmline.ws")
+
+    async def body(server: LiveServer) -> None:
+        async with connect(server.url()) as ws:
+            await ready(ws)
+            await send(ws, cmd="config", voice="nobody")
+            event = (await receive_until(ws, "error")).events[-1]
+            assert event["code"] == "unknown_voice" and "available: heart" in event["message"]
+            assert str(cache_dir()) not in event["message"] and "hibari --voice" not in event["message"]
+
+    run_with_server(hibari_backend, body)
+    assert any(str(cache_dir()) in r.getMessage() for r in caplog.records if r.name == "warmline.ws")
 
 
 def test_a_full_queue_answers_busy(hibari_backend: HibariBackend) -> None:

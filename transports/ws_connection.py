@@ -171,6 +171,12 @@ class WsConnection:
     def _send(self, data: str | bytes) -> None:
         self._outbox.put(data)
 
+    def _refuse(self, exc: WarmlineError) -> None:
+        """Tell the client what went wrong; what only the operator should read goes to the log."""
+        self._error(exc.code, str(exc))
+        if exc.operator_hint:
+            log.info("%s: %s", exc.code, exc.operator_hint)
+
     def _error(self, code: str, message: str) -> None:
         self._metrics.errors.labels(code).inc()
         self._send(wp.encode_error(code, message))
@@ -218,7 +224,7 @@ class WsConnection:
             try:
                 await self._apply(wp.parse_command(raw, max_bytes=self._settings.max_message_bytes))
             except WarmlineError as exc:
-                self._error(exc.code, str(exc))
+                self._refuse(exc)
 
     @staticmethod
     def _is_pause(raw: str | bytes) -> bool:
@@ -386,7 +392,7 @@ class WsConnection:
                 self._session.flush()
                 return
             except WarmlineError as exc:
-                self._error(exc.code, str(exc))
+                self._refuse(exc)
 
 
 __all__ = ["WsConnection"]

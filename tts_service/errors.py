@@ -18,7 +18,8 @@ clients may switch on); messages are for people and may change.
     │   └── SynthesisError             synthesis_failed
     └── CapacityError                  capacity
 
-Raise them chained with ``from`` when they wrap another exception.
+Raise them chained with ``from`` when they wrap another exception. Messages may cross a wire;
+what only the operator should read (a path on the server, say) goes in ``operator_hint``.
 
 The transports extend this one tree (the engine never imports them): ``transports.ws_protocol.
 ProtocolError`` (wire codes such as ``bad_json``, ``unknown_command``), ``transports.twilio_protocol.
@@ -30,9 +31,18 @@ from __future__ import annotations
 
 
 class WarmlineError(Exception):
-    """Base of every error Warmline raises on purpose."""
+    """Base of every error Warmline raises on purpose.
+
+    ``str(exc)`` may reach a remote client. ``operator_hint`` is advice for whoever runs the
+    server (paths, commands to run); the command line prints it, servers log it, and it is never
+    sent over a wire.
+    """
 
     code = "warmline_error"
+
+    def __init__(self, *args: object, operator_hint: str = "") -> None:
+        super().__init__(*args)
+        self.operator_hint = operator_hint
 
 
 class InvalidInputError(WarmlineError, ValueError):

@@ -231,7 +231,7 @@ class HibariBackend:
         try:
             path = voice_path(voice, download_missing=False)
         except (ValueError, FileNotFoundError) as exc:
-            raise UnknownVoiceError(_unknown_voice_message(voice, self.voices())) from exc
+            raise _unknown_voice_error(voice, self.voices()) from exc
         try:
             session = open_duration_session(path, self._threads)
         except Exception as exc:
@@ -322,16 +322,19 @@ def open_duration_session(path: str, threads: int) -> Any:
     return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
-def _unknown_voice_message(voice: str, usable: Sequence[str]) -> str:
+def _unknown_voice_error(voice: str, usable: Sequence[str]) -> UnknownVoiceError:
+    """The error for a voice not usable here: the voices that are in its message, and how to get
+    another in its operator hint (which names this machine's cache directory, so never goes out)."""
     others = [v for v in VOICES if v not in usable]
     hint = (
-        f" Other hibari voices ({', '.join(others)}) are downloaded on first use, which Warmline never "
+        f"Other hibari voices ({', '.join(others)}) are downloaded on first use, which Warmline never "
         f"does: run `hibari --voice NAME 'Hello.'` once on a machine with internet access, or copy the "
         f"voice file into {cache_dir()} (HIBARI_HOME overrides it)."
         if others
         else ""
     )
-    return f"hibari voice {voice!r} is not available here; available: {', '.join(usable)}.{hint}"
+    message = f"hibari voice {voice!r} is not available here; available: {', '.join(usable)}"
+    return UnknownVoiceError(message, operator_hint=hint)
 
 
 def _assemble(chunks: list[_Chunk], frontend: _Frontend, words: list[str], counts: list[int]) -> UnitAudio:
