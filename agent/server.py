@@ -77,6 +77,8 @@ class AgentSettings:
     demo_grammar: bool = False
     #: host in the TwiML's wss:// URL (None: the webhook request's Host header)
     public_host: str | None = None
+    #: the Twilio account's auth token: /twiml and /twilio then want Twilio's request signature
+    twilio_auth_token: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"
@@ -205,7 +207,10 @@ def create_agent_app(
     endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls)
     twilio_params = {"token": settings.token} if settings.token else {}
     twilio = TwilioSettings(
-        public_host=settings.public_host, parameters=twilio_params, max_calls=settings.max_calls
+        public_host=settings.public_host,
+        parameters=twilio_params,
+        auth_token=settings.twilio_auth_token,
+        max_calls=settings.max_calls,
     )
 
     @contextlib.asynccontextmanager

@@ -17,6 +17,12 @@ cancelled; when the bot returns first, the socket is closed. Both tasks are name
 call, cancelled and awaited before the endpoint returns; an error in one call is logged and
 never reaches the event loop or another call. Above ``max_calls`` a stream is closed with 1013.
 
+With ``auth_token`` (the Twilio account's), every request must carry Twilio's ``X-Twilio-Signature``
+over the URL Twilio requested (``https://`` or ``wss://`` and ``public_host`` when set, else the
+request's Host header and ``X-Forwarded-Proto`` or own scheme; then its path and query) and, for
+``/twiml``, its form: ``/twiml`` answers 403 without it, and ``/twilio`` refuses the handshake
+before accepting it (an ASGI close with 1008, which the server sends as HTTP 403).
+
 This module owns admission and wiring only: no Pipecat, no engine, no protocol details.
 """
 
@@ -32,7 +38,7 @@ from typing import Any
 from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
@@ -41,6 +47,7 @@ from tts_service.engine.clock import Clock, monotonic
 
 from .twilio_call import TwilioCall
 from .twilio_protocol import TwilioProtocolError
+from .twilio_signature import SIGNATURE_HEADER, valid_signature
 
 log = logging.getLogger("warmline.twilio")
 
@@ -49,6 +56,7 @@ TwilioBot = Callable[[TwilioCall], Coroutine[Any, Any, None]]
 FORWARDED_FIELDS = ("From", "To", "CallSid")
 _HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
 _MAX_FORM_BYTES = 64 * 1024
+_SCHEMES = ("http", "https", "ws", "wss")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +69,8 @@ class TwilioSettings:
     public_host: str | None = None
     #: extra ``<Parameter>`` values for every stream
     parameters: Mapping[str, str] = field(default_factory=dict)
+    #: the Twilio account's auth token: requests must then be signed by Twilio (None: not checked)
+    auth_token: str | None = field(default=None, repr=False)
     max_calls: int = 64
     handshake_timeout_s: float = 10.0
     media_timeout_s: float = 10.0
@@ -92,16 +102,27 @@ def twilio_routes(bot: TwilioBot, settings: TwilioSettings | None = None) -> lis
         if not _HOST.fullmatch(host):
             return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
         body = await request.body()
-        form = parse_qs(body[:_MAX_FORM_BYTES].decode("utf-8", "replace")) if body else {}
+        # blank values too: Twilio signs every field it sent, empty ones included
+        form = parse_qs(body[:_MAX_FORM_BYTES].decode("utf-8", "replace"), keep_blank_values=True)
+        if not _signed(request, settings, form, websocket=False):
+            log.warning(
+                "%s: refused a webhook from %s: invalid Twilio signature", request.url.path, _peer(request)
+            )
+            return PlainTextResponse("invalid Twilio signature\n", status_code=403)
         parameters = dict(settings.parameters)
         for name in FORWARDED_FIELDS:
-            if form.get(name):
-                parameters[name] = form[name][0][:256]
+            values = [value for value in form.get(name, ()) if value]
+            if values:
+                parameters[name] = values[0][:256]
         document = twiml(f"wss://{host}{settings.ws_path}", parameters)
         return Response(document, media_type="application/xml")
 
     async def stream_endpoint(websocket: WebSocket) -> None:
         name = f"twilio-{next(call_ids)}"
+        if not _signed(websocket, settings, {}, websocket=True):
+            log.warning("%s: refused a stream from %s: invalid Twilio signature", name, _peer(websocket))
+            await websocket.close(1008, "invalid Twilio signature")  # before accept: HTTP 403
+            return
         await websocket.accept()
         if len(live) >= settings.max_calls:
             log.warning("%s: refused: %d calls already", name, len(live))
@@ -117,6 +138,40 @@ def twilio_routes(bot: TwilioBot, settings: TwilioSettings | None = None) -> lis
         Route(settings.twiml_path, twiml_endpoint, methods=["POST"]),
         WebSocketRoute(settings.ws_path, stream_endpoint),
     ]
+
+
+def _signed(
+    conn: HTTPConnection, settings: TwilioSettings, form: Mapping[str, list[str]], *, websocket: bool
+) -> bool:
+    """True when no auth token is set, else whether the request carries Twilio's signature."""
+    if settings.auth_token is None:
+        return True
+    url = public_url(conn, settings.public_host, websocket=websocket)
+    return valid_signature(settings.auth_token, url, form, conn.headers.get(SIGNATURE_HEADER))
+
+
+def public_url(conn: HTTPConnection, public_host: str | None, *, websocket: bool) -> str:
+    """The URL Twilio requested: what it signed, as far as this server can see it.
+
+    With ``public_host``, ``https://`` (``wss://``) and that host; else the Host header, and the
+    scheme of ``X-Forwarded-Proto`` when a proxy sent one, or of the request itself. Then the path
+    as it came on the wire and the query string.
+    """
+    secure, plain = ("wss", "ws") if websocket else ("https", "http")
+    if public_host:
+        scheme, host = secure, public_host
+    else:
+        forwarded = conn.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+        own = forwarded if forwarded in _SCHEMES else str(conn.scope.get("scheme", plain))
+        scheme, host = (secure if own in ("https", "wss") else plain), conn.headers.get("host", "")
+    raw_path = conn.scope.get("raw_path") or conn.scope["path"].encode("utf-8")
+    url = f"{scheme}://{host}{raw_path.decode('utf-8', 'replace')}"
+    query = conn.scope.get("query_string", b"").decode("utf-8", "replace")
+    return f"{url}?{query}" if query else url
+
+
+def _peer(conn: HTTPConnection) -> str:
+    return conn.client.host if conn.client else "an unknown peer"
 
 
 async def _serve(websocket: WebSocket, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
@@ -172,4 +227,4 @@ async def _close_quietly(websocket: WebSocket, code: int, reason: str) -> None:
         pass  # the carrier is gone; uvicorn drops the transport when the endpoint returns
 
 
-__all__ = ["FORWARDED_FIELDS", "TwilioBot", "TwilioSettings", "twilio_routes", "twiml"]
+__all__ = ["FORWARDED_FIELDS", "TwilioBot", "TwilioSettings", "public_url", "twilio_routes", "twiml"]
