@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the test bot and the simulated carrie
 
 from aiortc import RTCConfiguration, RTCPeerConnection  # noqa: E402
 from call_bot import AudioProbe, SpeechTrigger, run_bot  # noqa: E402
+from engine_helpers import spoken_pcm  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
 from twilio_carrier import Carrier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
@@ -57,7 +58,7 @@ from transports.twilio_server import TwilioSettings, twilio_routes  # noqa: E402
 from transports.ws_server import serving  # noqa: E402
 from transports.ws_settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari import HibariBackend  # noqa: E402
-from tts_service.engine.session import EngineSession, SessionConfig  # noqa: E402
+from tts_service.engine.session import SessionConfig  # noqa: E402
 from tts_service.engine.types import Frame, Output  # noqa: E402
 from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime, RuntimeSession  # noqa: E402
@@ -272,17 +273,7 @@ class PhoneBot:
 
 
 def speech(backend: HibariBackend, text: str) -> bytes:
-    session = EngineSession(backend, SessionConfig(sample_rate=8000), clock=lambda: 0.0)
-    session.start(text)
-    session.flush()
-    frames: list[Frame] = []
-    for _ in range(100_000):
-        item = session.next_output()
-        if item is None and not session.step():
-            break
-        if isinstance(item, Frame):
-            frames.append(item)
-    return g711.encode(np.concatenate([f.samples for f in frames]).astype(np.int16)).tobytes()
+    return g711.encode(spoken_pcm(backend, text, 8000)).tobytes()
 
 
 async def telephony_run(backend: HibariBackend, turns: int) -> dict[str, Any]:

@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the simulated carrier
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from engine_helpers import spoken_pcm  # noqa: E402
 from pipecat.observers.base_observer import BaseObserver  # noqa: E402
 from twilio_carrier import Carrier, Utterance  # noqa: E402
 from v2v_stock import stock_app  # noqa: E402
@@ -69,8 +70,6 @@ from transports import twilio_protocol as tp  # noqa: E402
 from transports.ws_server import serving  # noqa: E402
 from transports.ws_settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari import HibariBackend  # noqa: E402
-from tts_service.engine.session import EngineSession, SessionConfig  # noqa: E402
-from tts_service.engine.types import Frame  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
 
 QUESTIONS = (
@@ -128,17 +127,7 @@ class TurnResult:
 
 def speech(backend: HibariBackend, text: str) -> Question:
     """``text`` spoken by hibari at 8 kHz mu-law, with the chunks its speech starts and ends in."""
-    session = EngineSession(backend, SessionConfig(sample_rate=8000), clock=lambda: 0.0)
-    session.start(text)
-    session.flush()
-    frames: list[Frame] = []
-    for _ in range(100_000):
-        item = session.next_output()
-        if item is None and not session.step():
-            break
-        if isinstance(item, Frame):
-            frames.append(item)
-    pcm = np.concatenate([f.samples for f in frames]).astype(np.int16)
+    pcm = spoken_pcm(backend, text, 8000)
     pcm = np.concatenate([pcm, np.zeros((-len(pcm)) % tp.CHUNK_BYTES, np.int16)])
     rms = np.sqrt(np.mean(pcm.reshape(-1, tp.CHUNK_BYTES).astype(np.float64) ** 2, axis=1))
     voiced = np.flatnonzero(rms > VOICED_RMS)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from engine_helpers import frames_of, pump
+from engine_helpers import spoken_pcm, write_wav
 from test_webrtc_call import SCENARIO_TIMEOUT_S
 from twilio_carrier import Carrier
 from webrtc_call_scenario import CHROMIUM
@@ -42,7 +42,6 @@ from transports import twilio_protocol as tp
 from transports.ws_server import serving
 from transports.ws_settings import ServerSettings
 from tts_service.backends.base import Backend
-from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.runtime import EngineRuntime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,17 +54,9 @@ HEARD_FRAMES = 10
 MAX_TICKS = 1500
 
 
-def frozen_clock() -> float:
-    return 0.0
-
-
 def speech(backend: Backend, text: str) -> bytes:
     """``text`` spoken by hibari, as 8 kHz mu-law (the caller's side of the call)."""
-    session = EngineSession(backend, SessionConfig(sample_rate=8000), clock=frozen_clock)
-    session.start(text)
-    session.flush()
-    pcm = np.concatenate([f.samples for f in frames_of(pump(session))]).astype(np.int16)
-    return g711.encode(pcm).tobytes()
+    return g711.encode(spoken_pcm(backend, text, 8000)).tobytes()
 
 
 def words(text: str) -> list[str]:
@@ -199,16 +190,9 @@ AGENT_WEBRTC_SCENARIO = ROOT / "tests" / "agent_webrtc_scenario.py"
 
 def write_wav_question(backend: Backend, text: str, path: Path) -> None:
     """``text`` at 48 kHz after 3 s of silence (the call is up before it starts; the fake mic loops)."""
-    session = EngineSession(backend, SessionConfig(sample_rate=48000), clock=frozen_clock)
-    session.start(text)
-    session.flush()
-    speech = np.concatenate([f.samples for f in frames_of(pump(session))]).astype(np.int16)
+    speech = spoken_pcm(backend, text, 48000)
     pcm = np.concatenate([np.zeros(48000 * 3, np.int16), speech, np.zeros(48000 * 12, np.int16)])
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(48000)
-        wav.writeframes(pcm.tobytes())
+    write_wav(path, pcm, 48000)
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")

@@ -6,37 +6,25 @@ import asyncio
 
 import numpy as np
 import pytest
-from engine_helpers import frames_of, pump
+from engine_helpers import spoken_pcm
 from pipecat.frames.frames import (
-    EndFrame,
     Frame,
-    InputAudioRawFrame,
     InterimTranscriptionFrame,
     TranscriptionFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
+from pipecat_helpers import feed_audio
 
 from agent.responder import DEMO_PHRASES
 from agent.stt import PocketsphinxSTTService, normalize_phrase
 from agent.vad import silero_vad
 from tts_service.backends.base import Backend
-from tts_service.engine.session import EngineSession, SessionConfig
-
-
-def frozen_clock() -> float:
-    return 0.0
 
 
 def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:
     """``text`` spoken by hibari as int16 PCM, with half a second of silence before and after."""
-    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=frozen_clock)
-    session.start(text)
-    session.flush()
-    pcm = np.concatenate([f.samples for f in frames_of(pump(session))]).astype("<i2")
+    pcm = spoken_pcm(backend, text, sample_rate)
     pad = np.zeros(sample_rate // 2, dtype="<i2")
     return np.concatenate([pad, pcm, pad, pad]).tobytes()
 
@@ -60,23 +48,7 @@ class Collector(FrameProcessor):
 def transcribe(audio: bytes, sample_rate: int, stt: PocketsphinxSTTService) -> list[tuple[str, str]]:
     """Run ``audio`` in 20 ms frames through VAD -> STT -> Collector; the collector's events."""
     collector = Collector()
-
-    async def main() -> None:
-        worker = PipelineWorker(
-            Pipeline([VADProcessor(vad_analyzer=silero_vad()), stt, collector]),
-            params=PipelineParams(audio_in_sample_rate=sample_rate),
-            cancel_on_idle_timeout=False,
-        )
-        chunk = sample_rate // 50 * 2
-        frames: list[Frame] = [
-            InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
-        ]
-        await worker.queue_frames([*frames, EndFrame()])
-        runner = WorkerRunner(handle_sigint=False)
-        await runner.add_workers(worker)
-        await asyncio.wait_for(runner.run(), 60)
-
-    asyncio.run(main())
+    asyncio.run(feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt, collector], audio, sample_rate))
     return collector.events
 
 

@@ -14,13 +14,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from engine_helpers import frames_of, pump
-from pipecat.frames.frames import EndFrame, Frame, InputAudioRawFrame, TranscriptionFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from engine_helpers import spoken_pcm
+from pipecat.frames.frames import Frame, TranscriptionFrame
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
+from pipecat_helpers import feed_audio
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -36,7 +34,6 @@ from agent.vad import silero_vad
 from transports.ws_server import serving
 from transports.ws_settings import ServerSettings
 from tts_service.backends.base import Backend
-from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
 
@@ -45,16 +42,9 @@ QUESTION = "What is the weather like today?"
 SERVER_TEXT = "what is the weather like today"
 
 
-def frozen_clock() -> float:
-    return 0.0
-
-
 def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:
     """``text`` spoken by hibari as int16 PCM, with silence before and after."""
-    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=frozen_clock)
-    session.start(text)
-    session.flush()
-    pcm = np.concatenate([f.samples for f in frames_of(pump(session))]).astype("<i2")
+    pcm = spoken_pcm(backend, text, sample_rate)
     pad = np.zeros(sample_rate // 2, dtype="<i2")
     return np.concatenate([pad, pcm, pad, pad]).tobytes()
 
@@ -76,19 +66,7 @@ class Collector(FrameProcessor):
 async def transcribe(stt: FrameProcessor, audio: bytes, sample_rate: int) -> list[str]:
     """Run ``audio`` in 20 ms frames through VAD -> ``stt`` -> Collector; the final transcripts."""
     collector = Collector()
-    worker = PipelineWorker(
-        Pipeline([VADProcessor(vad_analyzer=silero_vad()), stt, collector]),
-        params=PipelineParams(audio_in_sample_rate=sample_rate),
-        cancel_on_idle_timeout=False,
-    )
-    chunk = sample_rate // 50 * 2
-    frames: list[Frame] = [
-        InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
-    ]
-    await worker.queue_frames([*frames, EndFrame()])
-    runner = WorkerRunner(handle_sigint=False)
-    await runner.add_workers(worker)
-    await asyncio.wait_for(runner.run(), 60)
+    await feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt, collector], audio, sample_rate)
     return collector.transcripts
 
 

@@ -7,21 +7,18 @@ import sys
 
 import numpy as np
 import pytest
-from engine_helpers import frames_of, pump
+from engine_helpers import spoken_pcm
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.frames.frames import (
-    EndFrame,
     Frame,
     InputAudioRawFrame,
     TranscriptionFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.workers.runner import WorkerRunner
+from pipecat_helpers import feed_audio
 
 from agent import call_cli
 from agent.cli import build_parser, main
@@ -37,7 +34,6 @@ from agent.vad import (
     webrtc_vad,
 )
 from tts_service.backends.base import Backend
-from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
 
@@ -48,16 +44,9 @@ TAIL_S = 1.0
 SPEECH_RMS = 300.0
 
 
-def frozen_clock() -> float:
-    return 0.0
-
-
 def hibari_pcm(backend: Backend, text: str, sample_rate: int) -> np.ndarray:
     """``text`` spoken by hibari as int16 samples, nothing around it."""
-    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=frozen_clock)
-    session.start(text)
-    session.flush()
-    return np.concatenate([f.samples for f in frames_of(pump(session))]).astype("<i2")
+    return spoken_pcm(backend, text, sample_rate)
 
 
 def framed(pcm: np.ndarray, sample_rate: int) -> list[np.ndarray]:
@@ -138,24 +127,8 @@ def run_vad_pipeline(
 ) -> VADEvents:
     """``audio`` in 20 ms frames through VADProcessor(webrtc) -> ``middle`` -> VADEvents."""
     sink = VADEvents(sample_rate)
-
-    async def go() -> None:
-        analyzer = vad or webrtc_vad()
-        worker = PipelineWorker(
-            Pipeline([VADProcessor(vad_analyzer=analyzer), *middle, sink]),
-            params=PipelineParams(audio_in_sample_rate=sample_rate),
-            cancel_on_idle_timeout=False,
-        )
-        chunk = sample_rate // 50 * 2
-        frames: list[Frame] = [
-            InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
-        ]
-        await worker.queue_frames([*frames, EndFrame()])
-        runner = WorkerRunner(handle_sigint=False)
-        await runner.add_workers(worker)
-        await asyncio.wait_for(runner.run(), 60)
-
-    asyncio.run(go())
+    analyzer = vad or webrtc_vad()
+    asyncio.run(feed_audio([VADProcessor(vad_analyzer=analyzer), *middle, sink], audio, sample_rate))
     return sink
 
 

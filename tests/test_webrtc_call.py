@@ -20,10 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from engine_helpers import frames_of, pump
+from engine_helpers import spoken_pcm, write_wav
 
 from tts_service.backends.base import Backend
-from tts_service.engine.session import EngineSession, SessionConfig
 
 CHROMIUM = "/usr/bin/chromium"
 SCENARIO = Path(__file__).resolve().parent / "webrtc_call_scenario.py"
@@ -39,16 +38,9 @@ pytestmark = [
 
 def write_question(backend: Backend, path: Path) -> None:
     """The caller's question spoken by hibari at 48 kHz, with silence around it (the fake mic loops)."""
-    session = EngineSession(backend, SessionConfig(sample_rate=48000), clock=lambda: 0.0)
-    session.start(QUESTION)
-    session.flush()
-    speech = np.concatenate([f.samples for f in frames_of(pump(session))]).astype(np.int16)
+    speech = spoken_pcm(backend, QUESTION, 48000)
     pcm = np.concatenate([np.zeros(24000, np.int16), speech, np.zeros(48000 * 12, np.int16)])
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(48000)
-        wav.writeframes(pcm.tobytes())
+    write_wav(path, pcm, 48000)
 
 
 def test_a_browser_calls_the_bot_hears_the_answer_and_a_closed_tab_ends_its_call(
