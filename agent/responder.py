@@ -122,16 +122,25 @@ def tokens_of(text: str) -> list[str]:
 
 
 def last_user_text(messages: Sequence[Mapping[str, Any] | Any]) -> str:
-    """The text of the last ``user`` message of an LLM context ("" when there is none)."""
+    """What the caller said since the bot last spoke: the trailing user messages of an LLM context,
+    joined ("" when there are none). A caller who paused mid-sentence long enough to end the turn,
+    then went on before hearing a word of the answer, left two user messages in a row."""
+    said: list[str] = []
     for message in reversed(messages):
-        if not isinstance(message, Mapping) or message.get("role") != "user":
+        if not isinstance(message, Mapping) or message.get("role") == "system":
             continue
-        content = message.get("content")
-        if isinstance(content, str):
-            return content
-        if isinstance(content, list):
-            parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
-            return " ".join(str(p) for p in parts)
+        if message.get("role") != "user":
+            break
+        said.append(_text_of(message.get("content")))
+    return " ".join(t for t in reversed(said) if t)
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+        return " ".join(str(p) for p in parts)
     return ""
 
 

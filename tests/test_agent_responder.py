@@ -62,6 +62,19 @@ def test_last_user_text_reads_strings_and_text_parts() -> None:
     assert last_user_text([{"role": "system", "content": "x"}]) == ""
 
 
+def test_last_user_text_joins_what_the_caller_said_since_the_bot_spoke() -> None:
+    """A turn that ended at a pause and went on (no answer heard between) is read as one sentence."""
+    messages = [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": "Hello, how can I help?"},
+        {"role": "user", "content": "i would like to"},
+        {"role": "user", "content": [{"type": "text", "text": "book a table"}]},
+    ]
+    assert last_user_text(messages) == "i would like to book a table"
+    assert pick_intent(last_user_text(messages)).name == "booking"
+    assert last_user_text([*messages, {"role": "assistant", "content": "Of course."}]) == ""
+
+
 class Sink(FrameProcessor):
     """After the responder: every LLM frame in order; ``got`` is set after ``wanted`` tokens."""
 
