@@ -87,7 +87,7 @@ class AgentParts:
     vad: Callable[[], VADAnalyzer] = silero_vad
     stt: Callable[[], FrameProcessor] = PocketsphinxSTTService
     llm: Callable[[], FrameProcessor] = DemoResponder
-    tts: Callable[[EngineRuntime], FrameProcessor] = field(default=lambda runtime: agent_tts(runtime))
+    tts: Callable[[EngineRuntime], FrameProcessor] = agent_tts
     system_prompt: str = SYSTEM_PROMPT
     #: after the VAD stop (and the transcript), how long the caller may pause before the bot answers;
     #: 0 because the VAD's stop already waits (``agent.vad``) and the streaming STT's transcript is
