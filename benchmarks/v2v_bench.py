@@ -142,6 +142,10 @@ class Caller:
         self.questions = questions
         self.results: list[TurnResult] = []
         self.spoken: list[tuple[Utterance, Question]] = []
+        #: arrival times of the bot's media, kept up to date by ``media_times`` (read every tick, so
+        #: incremental: rescanning the whole log on the bots' event loop would perturb what is timed)
+        self._media_s: list[float] = []
+        self._scanned = 0
 
     async def wait(self, done: Callable[[Carrier], bool], what: str) -> None:
         if not await self.carrier.wait_until(done, max_ticks=MAX_TICKS):
@@ -152,7 +156,7 @@ class Caller:
         for k, question in enumerate(self.questions):
             barge_in = k % 2 == 1
             if barge_in:
-                start = self._answer_media_times(self.results[-1])[0]
+                start = self.answer_start(self.results[-1])
                 await self.wait(
                     lambda c, t=start: bool(c.log.played) and c.log.played[-1].time_s >= t + BARGE_IN_AFTER_S,
                     "the answer played long enough to talk over it",
@@ -165,36 +169,42 @@ class Caller:
             self.results.append(TurnResult(k, question.text, barge_in, expected))
             await self.wait(lambda c, u=utterance: u.done, "the question was said")
             end_s = utterance.sent_s[question.last_voiced]
-            await self.wait(lambda c, e=end_s: self._first_answer_media(c, e) is not None, "an answer")
+            await self.wait(lambda c, e=end_s: self.first_answer_media(e) is not None, "an answer")
 
-    def _first_answer_media(self, carrier: Carrier, after_s: float) -> float | None:
+    def media_times(self) -> list[float]:
+        """When each bot media message reached the carrier, in order."""
+        received = self.carrier.log.received
+        new = received[self._scanned :]
+        self._media_s.extend(r.time_s for r in new if isinstance(r.message, tp.OutboundMedia))
+        self._scanned = len(received)
+        return self._media_s
+
+    def first_answer_media(self, after_s: float) -> float | None:
         """The first bot media after ``after_s`` that follows a gap (the start of a new answer)."""
-        previous = -1.0
-        for r in carrier.log.received:
-            if isinstance(r.message, tp.OutboundMedia):
-                if r.time_s > after_s and r.time_s - previous >= ANSWER_GAP_S:
-                    return r.time_s
-                previous = r.time_s
+        media = self.media_times()
+        for i in range(bisect.bisect_right(media, after_s), len(media)):
+            if i == 0 or media[i] - media[i - 1] >= ANSWER_GAP_S:
+                return media[i]
         return None
 
-    def _answer_media_times(self, turn: TurnResult) -> list[float]:
+    def answer_start(self, turn: TurnResult) -> float:
+        """When the answer to ``turn``'s question began reaching the carrier."""
         utterance, question = self.spoken[turn.index]
-        end_s = utterance.sent_s[question.last_voiced]
-        first = self._first_answer_media(self.carrier, end_s)
+        first = self.first_answer_media(utterance.sent_s[question.last_voiced])
         assert first is not None
-        return [first]
+        return first
 
 
 def measure(caller: Caller, observer: TurnLatencyObserver) -> None:
     """Fill each turn's figures from the carrier's log and the bot's observer."""
     log = caller.carrier.log
-    media = [r.time_s for r in log.received if isinstance(r.message, tp.OutboundMedia)]
+    media = caller.media_times()
     clears = [r.time_s for r in log.received if isinstance(r.message, tp.Clear)]
     responses = list(observer.responses)
     for turn, (utterance, question) in zip(caller.results, caller.spoken, strict=True):
         start_s = utterance.sent_s[question.first_voiced]
         end_s = utterance.sent_s[question.last_voiced]
-        first = caller._first_answer_media(caller.carrier, end_s)
+        first = caller.first_answer_media(end_s)
         quiet_from = start_s
         if turn.barge_in:
             clear = next((t for t in clears if t >= start_s), None)
