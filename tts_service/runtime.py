@@ -184,38 +184,47 @@ class EngineRuntime:
             self.stats.max_queue_depth = depth
 
     def _worker(self) -> None:
-        while True:
-            _, _, item = self._queue.get()
-            if isinstance(item, _StopWorker):
-                return
-            batch = self._batch_with(item)
-            live = [w for w in batch if not w.session.is_stale(w.job)]
-            results = {id(w): JobResult(w.job) for w in batch}
-            t0 = time.perf_counter()
+        # No local names the item: nothing of a finished job (its session, its audio) may stay
+        # referenced from the idle worker's frame while it waits for the next one.
+        while self._run_item(self._queue.get()[2]):
+            pass
+
+    def _run_item(self, item: _Work | _StopWorker) -> bool:
+        """Run one queued item; False when the worker should exit (told to, or the loop is gone)."""
+        return not isinstance(item, _StopWorker) and self._run_batch(item)
+
+    def _run_batch(self, first: _Work) -> bool:
+        """Run ``first`` (batched with queued frame jobs) and deliver the results; False once the
+        loop is gone."""
+        batch = self._batch_with(first)
+        live = [w for w in batch if not w.session.is_stale(w.job)]
+        results = {id(w): JobResult(w.job) for w in batch}
+        t0 = time.perf_counter()
+        if len(live) > 1:
+            backend = live[0].job.backend
+            assert isinstance(backend, BatchFrameBackend)
+            frame_jobs = [w.job for w in live if isinstance(w.job, FrameJob)]
+            for w, result in zip(live, run_frame_batch(backend, frame_jobs), strict=True):
+                results[id(w)] = result
+        elif live:
+            results[id(live[0])] = live[0].job.run()
+        spent = time.perf_counter() - t0
+        with self._stats_lock:
+            self.stats.compute_s += spent
+            self.stats.jobs_run += len(live)
+            self.stats.jobs_skipped_stale += len(batch) - len(live)
             if len(live) > 1:
-                backend = live[0].job.backend
-                assert isinstance(backend, BatchFrameBackend)
-                frame_jobs = [w.job for w in live if isinstance(w.job, FrameJob)]
-                for w, result in zip(live, run_frame_batch(backend, frame_jobs), strict=True):
-                    results[id(w)] = result
-            elif live:
-                results[id(live[0])] = live[0].job.run()
-            spent = time.perf_counter() - t0
-            with self._stats_lock:
-                self.stats.compute_s += spent
-                self.stats.jobs_run += len(live)
-                self.stats.jobs_skipped_stale += len(batch) - len(live)
-                if len(live) > 1:
-                    self.stats.batches_run += 1
-                    self.stats.max_batch_size = max(self.stats.max_batch_size, len(live))
-            loop = self._loop
-            if loop is None or loop.is_closed():
-                return
-            try:
-                for w in batch:
-                    loop.call_soon_threadsafe(w.session._deliver, results[id(w)])
-            except RuntimeError:  # the loop closed between the check and the call
-                return
+                self.stats.batches_run += 1
+                self.stats.max_batch_size = max(self.stats.max_batch_size, len(live))
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        try:
+            for w in batch:
+                loop.call_soon_threadsafe(w.session._deliver, results[id(w)])
+        except RuntimeError:  # the loop closed between the check and the call
+            return False
+        return True
 
     def _batch_with(self, first: _Work) -> list[_Work]:
         """``first`` plus queued frame jobs for the same batch-capable model, up to ``max_batch``.
