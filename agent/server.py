@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import dataclasses
 import logging
 import signal
@@ -26,6 +27,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
+from typing import Any
 
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
@@ -48,6 +50,7 @@ from transports.ws_server import bind_socket, make_server
 from transports.ws_settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.errors import InvalidInputError
+from tts_service.pipecat_compat import silero_session
 from tts_service.runtime import EngineRuntime
 
 from .pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
@@ -187,9 +190,9 @@ def create_agent_app(
             return
         transport = TwilioMediaStreamTransport(call)
         agent = build_pipeline(transport, call_parts, name=call.name)
-        state.recent.append(agent)
         await state.run(
             "twilio",
+            agent,
             run_agent(
                 agent, in_sample_rate=PHONE_SAMPLE_RATE, out_sample_rate=PHONE_SAMPLE_RATE, name=call.name
             ),
@@ -199,9 +202,10 @@ def create_agent_app(
         name = f"webrtc-{connection.pc_id[-8:]}"
         transport = SmallWebRTCTransport(connection, webrtc_params())
         agent = build_pipeline(transport, call_parts, name=name)
-        state.recent.append(agent)
         await state.run(
-            "webrtc", run_agent(agent, in_sample_rate=16000, out_sample_rate=OPUS_SAMPLE_RATE, name=name)
+            "webrtc",
+            agent,
+            run_agent(agent, in_sample_rate=16000, out_sample_rate=OPUS_SAMPLE_RATE, name=name),
         )
 
     endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls)
@@ -216,6 +220,7 @@ def create_agent_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await runtime.start()  # loads and warms the model unless the owner already did
+        await asyncio.to_thread(silero_session)  # the VAD model every call shares, off the loop
         state.model_loaded = True
         try:
             yield
@@ -253,6 +258,37 @@ def create_agent_app(
     return app
 
 
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """What a finished call leaves behind: its outcome, and none of its pipeline.
+
+    A call's pipeline holds its STT decoder, VAD and engine session (tens of MB); keeping
+    finished pipelines around is what made every call cost memory until the process died.
+    """
+
+    name: str
+    transport: str
+    #: the LLM context at the end of the call (system, user and assistant messages)
+    messages: tuple[Any, ...]
+    turns: tuple[TurnRecord, ...]
+    #: every word the caller was confirmed to have heard, in order (Twilio's marks; else empty)
+    heard_words: tuple[str, ...]
+    #: the recognizer's final transcripts, in order
+    transcripts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, name: str, transport: str, agent: AgentPipeline) -> CallRecord:
+        output = agent.transport.output()
+        return cls(
+            name=name,
+            transport=transport,
+            messages=tuple(copy.deepcopy(agent.context.get_messages())),
+            turns=tuple(dataclasses.replace(t) for t in agent.turns.turns),
+            heard_words=tuple(getattr(output, "heard_words", ())),
+            transcripts=tuple(getattr(agent.stt, "transcripts", ())),
+        )
+
+
 @dataclass(slots=True)
 class AgentState:
     """The live state of one agent app: calls per transport, whether the model is loaded."""
@@ -261,16 +297,22 @@ class AgentState:
     metrics: AgentMetrics
     model_loaded: bool = False
     calls: dict[str, int] = dataclasses.field(default_factory=lambda: {"twilio": 0, "webrtc": 0})
-    #: the pipelines of the latest calls, newest last (for logs, debugging and tests)
-    recent: deque[AgentPipeline] = dataclasses.field(default_factory=lambda: deque(maxlen=16))
+    #: the pipelines of the calls in progress, by call name (each leaves when its call ends)
+    live: dict[str, AgentPipeline] = dataclasses.field(default_factory=dict)
+    #: what the latest finished calls left behind, newest last (for logs, debugging and tests)
+    recent: deque[CallRecord] = dataclasses.field(default_factory=lambda: deque(maxlen=16))
 
-    async def run(self, transport: str, call: Awaitable[None]) -> None:
-        """Run one call's pipeline, counted while it runs."""
+    async def run(self, transport: str, agent: AgentPipeline, call: Awaitable[None]) -> None:
+        """Run one call's pipeline, counted and listed in ``live`` while it runs."""
+        name = agent.turns.name
         self.calls[transport] += 1
         self.metrics.calls.labels(transport).set(self.calls[transport])
+        self.live[name] = agent
         try:
             await call
         finally:
+            del self.live[name]
+            self.recent.append(CallRecord.of(name, transport, agent))
             self.calls[transport] -= 1
             self.metrics.calls.labels(transport).set(self.calls[transport])
 
@@ -344,6 +386,7 @@ __all__ = [
     "AgentMetrics",
     "AgentSettings",
     "AgentState",
+    "CallRecord",
     "TokenGuard",
     "create_agent_app",
     "default_parts",

@@ -59,8 +59,8 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
                         errors: list[str] = []
                         page.on("pageerror", lambda exc: errors.append(str(exc)))
                         await page.goto(url)
-                        await wait_for(lambda: bool(state.recent), CALL_TIMEOUT_S, "the call to start")
-                        agent = state.recent[-1]
+                        await wait_for(lambda: bool(state.live), CALL_TIMEOUT_S, "the call to start")
+                        (agent,) = state.live.values()
                         await wait_for(lambda: bool(agent.turns.turns), CALL_TIMEOUT_S, "the first turn")
                         await asyncio.sleep(1.0)  # the answer's tail through the network and jitter buffer
                         recording = await page.evaluate("window.warmline.takeRecording()")
@@ -76,9 +76,10 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
         wav.setsampwidth(2)
         wav.setframerate(int(recording["sampleRate"]))
         wav.writeframes(samples.tobytes())
-    turn = agent.turns.turns[0]
-    users = [m["content"] for m in agent.context.get_messages() if m["role"] == "user"]
-    transcripts = list(getattr(agent.stt, "transcripts", []))
+    record = state.recent[-1]  # what the finished call left behind
+    turn = record.turns[0]
+    users = [m["content"] for m in record.messages if m["role"] == "user"]
+    transcripts = list(record.transcripts)
     return {
         "answer_wav": str(path),
         "heard": turn.heard,

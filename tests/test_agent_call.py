@@ -84,11 +84,11 @@ def test_the_agent_answers_a_phone_question_and_a_barge_in_keeps_only_the_heard_
                     finally:
                         clock.cancel()
                         await asyncio.gather(clock, return_exceptions=True)
-                agent = app.state.agent.recent[-1]
                 for _ in range(300):  # the endpoint winds the call down after stop (bounded)
                     if app.state.agent.calls["twilio"] == 0:
                         break
                     await asyncio.sleep(0.01)
+                agent = app.state.agent.recent[-1]  # what the finished call left behind
             result.update(carrier=carrier, agent=agent)
 
     asyncio.run(main())
@@ -99,7 +99,7 @@ def test_the_agent_answers_a_phone_question_and_a_barge_in_keeps_only_the_heard_
     answer_1, answer_2 = pick_intent(QUESTION_1).answer, pick_intent(QUESTION_2).answer
 
     # what the bot heard, and what it answered
-    users = [m["content"] for m in agent.context.get_messages() if m["role"] == "user"]
+    users = [m["content"] for m in agent.messages if m["role"] == "user"]
     assert [words(u) for u in users[:2]] == [words(QUESTION_1), words(QUESTION_2)]
 
     # the first answer, as the caller heard it at 8 kHz, is recognised
@@ -115,13 +115,13 @@ def test_the_agent_answers_a_phone_question_and_a_barge_in_keeps_only_the_heard_
     assert log.cleared_echoes, "the carrier held audio when the caller barged in"
 
     # the context holds exactly the heard words: all of answer 1, the confirmed start of answer 2
-    assistant = [words(m["content"]) for m in agent.context.get_messages() if m["role"] == "assistant"]
+    assistant = [words(m["content"]) for m in agent.messages if m["role"] == "assistant"]
     assert assistant[0] == words(answer_1)
     assert 0 < len(assistant[1]) < len(words(answer_2))
     assert assistant[1] == words(answer_2)[: len(assistant[1])]
-    heard = agent.transport.output().heard_words
+    heard = agent.heard_words
     assert [w for turn in assistant for w in turn] == words(" ".join(heard))
-    assert [t.interrupted for t in agent.turns.turns[:2]] == [False, True]
+    assert [t.interrupted for t in agent.turns[:2]] == [False, True]
 
 
 async def scenario(carrier: Carrier, backend: Backend) -> int:
