@@ -56,7 +56,7 @@ from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 from .responder import DemoResponder
-from .stt import PocketsphinxSTTService
+from .stt_choice import stt_factory
 from .vad import silero_vad
 
 log = logging.getLogger("warmline.agent")
@@ -85,7 +85,8 @@ class AgentParts:
 
     runtime: EngineRuntime
     vad: Callable[[], VADAnalyzer] = silero_vad
-    stt: Callable[[], FrameProcessor] = PocketsphinxSTTService
+    #: the default shares one pool of pocketsphinx decoders among the calls of these parts
+    stt: Callable[[], FrameProcessor] = field(default_factory=stt_factory)
     llm: Callable[[], FrameProcessor] = DemoResponder
     tts: Callable[[EngineRuntime], FrameProcessor] = agent_tts
     system_prompt: str = SYSTEM_PROMPT

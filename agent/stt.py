@@ -15,14 +15,18 @@ kept and fed first. An ``InterimTranscriptionFrame`` is pushed when the partial 
 (at most every ``interim_every_s``).
 
 Decoding runs on one worker thread per service (pocketsphinx decoders are not thread-safe, and
-feeding them in order matters), never on the event loop. This module never downloads anything and
-never swallows ``CancelledError``.
+feeding them in order matters), never on the event loop. A decoder costs about 60 MB (the general
+model) and 0.4 s to build, so calls share them through a ``DecoderPool``: a finished call gives
+its decoder back (its cepstral mean restarted) and the next call takes it, instead of every call
+allocating a model that the allocator seldom returns to the system. This module never downloads
+anything and never swallows ``CancelledError``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -88,6 +92,52 @@ def build_decoder(phrases: Sequence[str] | None = None, *, cmn_init: str = WIDEB
     return decoder
 
 
+DecoderFactory = Callable[[str], Any]
+
+
+class DecoderPool:
+    """Idle decoders of one configuration, kept for the next call (at most ``max_idle`` of them).
+
+    ``take`` and ``give_back`` may run on any thread. A decoder is taken by one service at a time
+    and given back only between utterances, so a reused decoder always starts clean.
+    """
+
+    def __init__(self, factory: DecoderFactory, *, max_idle: int = 4) -> None:
+        if max_idle < 0:
+            raise ValueError("max_idle must not be negative")
+        self._factory = factory
+        self._max_idle = max_idle
+        self._idle: list[tuple[str, Any]] = []
+        self._lock = threading.Lock()
+        #: decoders built, for tests and logs (a pool that works builds about one per concurrent call)
+        self.built = 0
+
+    @property
+    def idle(self) -> int:
+        with self._lock:
+            return len(self._idle)
+
+    def take(self, cmn_init: str) -> Any:
+        """An idle decoder with ``cmn_init`` restarted, or a new one (blocking: call off the loop)."""
+        with self._lock:
+            match = next((i for i, (cmn, _) in enumerate(self._idle) if cmn == cmn_init), None)
+            if match is None:
+                self.built += 1
+                decoder = None
+            else:
+                decoder = self._idle.pop(match)[1]
+        if decoder is None:
+            return self._factory(cmn_init)
+        decoder.set_cmn(cmn_init)  # the last caller's line and voice must not bias the next call
+        return decoder
+
+    def give_back(self, cmn_init: str, decoder: Any) -> None:
+        """Keep ``decoder`` (between utterances) for a later call, unless the pool is full."""
+        with self._lock:
+            if len(self._idle) < self._max_idle:
+                self._idle.append((cmn_init, decoder))
+
+
 class PocketsphinxSTTService(STTService):
     """Offline STT over pocketsphinx, one utterance per VAD speech segment (see the module doc)."""
 
@@ -97,15 +147,21 @@ class PocketsphinxSTTService(STTService):
         phrases: Sequence[str] | None = None,
         preroll_s: float = DEFAULT_PREROLL_S,
         interim_every_s: float = 0.3,
-        decoder_factory: Callable[[str], Any] | None = None,
+        decoder_factory: DecoderFactory | None = None,
+        decoder_pool: DecoderPool | None = None,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("ttfs_p99_latency", TTFS_P99_S)
         kwargs.setdefault("settings", STTSettings(model="pocketsphinx-en-us", language=Language.EN))
         super().__init__(**kwargs)
         self._phrases = tuple(phrases) if phrases else None
-        #: called with the CMN init for the input rate, on the worker thread
-        self._decoder_factory = decoder_factory or (lambda cmn: build_decoder(self._phrases, cmn_init=cmn))
+        if decoder_pool is not None and (phrases or decoder_factory):
+            raise ValueError("give either decoder_pool or phrases/decoder_factory: the pool builds its own")
+        #: where this call's decoder comes from and goes back to (a pool of its own keeps none)
+        self._pool = decoder_pool or DecoderPool(
+            decoder_factory or (lambda cmn: build_decoder(self._phrases, cmn_init=cmn)), max_idle=0
+        )
+        self._cmn_init = WIDEBAND_CMN_INIT
         self._preroll_s = preroll_s
         self._interim_every_s = interim_every_s
         self._executor: ThreadPoolExecutor | None = None
@@ -131,8 +187,8 @@ class PocketsphinxSTTService(STTService):
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"{self.name}-decoder")
         if self._decoder is None:
             narrow = 0 < self.sample_rate <= 8000
-            cmn_init = NARROWBAND_CMN_INIT if narrow else WIDEBAND_CMN_INIT
-            self._decoder = await self._on_worker(self._decoder_factory, cmn_init)
+            self._cmn_init = NARROWBAND_CMN_INIT if narrow else WIDEBAND_CMN_INIT
+            self._decoder = await self._on_worker(self._pool.take, self._cmn_init)
 
     async def stop(self, frame: EndFrame) -> None:
         await super().stop(frame)
@@ -143,9 +199,13 @@ class PocketsphinxSTTService(STTService):
         await self._close()
 
     async def _close(self) -> None:
-        if self._in_utterance and self._decoder is not None:
-            self._in_utterance = False
-            await self._on_worker(self._decoder.end_utt)
+        decoder = self._decoder
+        if decoder is not None and self._executor is not None:
+            if self._in_utterance:
+                self._in_utterance = False
+                await self._on_worker(decoder.end_utt)
+            self._decoder = None  # after the queued feeds ran: they read it on the worker
+            await self._on_worker(self._pool.give_back, self._cmn_init, decoder)
         if self._executor is not None:
             executor, self._executor = self._executor, None
             await asyncio.to_thread(executor.shutdown, wait=True)
@@ -260,6 +320,8 @@ __all__ = [
     "DECODER_SAMPLE_RATE",
     "NARROWBAND_CMN_INIT",
     "WIDEBAND_CMN_INIT",
+    "DecoderFactory",
+    "DecoderPool",
     "PocketsphinxSTTService",
     "build_decoder",
     "clean_hypothesis",

@@ -7,7 +7,8 @@
 The choices, and what each needs:
 
 * ``pocketsphinx``: ``agent.stt.PocketsphinxSTTService``, whose English model ships in its wheel;
-  ``demo_grammar`` restricts it to the demo's phrases (the grammar is pocketsphinx's alone).
+  ``demo_grammar`` restricts it to the demo's phrases (the grammar is pocketsphinx's alone). The
+  calls of one factory share its ``DecoderPool``.
 * ``whisper``: Pipecat's local faster-whisper service (``pip install 'pipecat-ai[whisper]'``). Its
   weights download from the Hugging Face hub on first use, then load once per process
   (``agent.stt_whisper``).
@@ -35,7 +36,7 @@ from pipecat.transcriptions.language import Language
 from tts_service.errors import InvalidInputError
 
 from .responder import DEMO_PHRASES
-from .stt import PocketsphinxSTTService
+from .stt import DecoderPool, PocketsphinxSTTService, build_decoder
 
 #: every STT by the name ``warmline call --stt`` takes; the first is the default
 STT_CHOICES = ("pocketsphinx", "whisper", "openai", "deepgram")
@@ -83,9 +84,10 @@ def _pocketsphinx(
         raise InvalidInputError("--stt pocketsphinx takes no --stt-model or --stt-base-url")
     if not _is_english(language):
         raise InvalidInputError(f"pocketsphinx's bundled model is English only, not {language.value!r}")
-    if demo_grammar:
-        return lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES)
-    return lambda: PocketsphinxSTTService()
+    phrases = DEMO_PHRASES if demo_grammar else None
+    # one pool for every call this factory makes: a finished call's decoder serves the next one
+    pool = DecoderPool(lambda cmn: build_decoder(phrases, cmn_init=cmn))
+    return lambda: PocketsphinxSTTService(decoder_pool=pool)
 
 
 def _whisper(*, model: str | None, base_url: str | None, language: Language) -> STTFactory:

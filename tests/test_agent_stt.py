@@ -17,7 +17,14 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat_helpers import feed_audio
 
 from agent.responder import DEMO_PHRASES
-from agent.stt import PocketsphinxSTTService, normalize_phrase
+from agent.stt import (
+    NARROWBAND_CMN_INIT,
+    WIDEBAND_CMN_INIT,
+    DecoderPool,
+    PocketsphinxSTTService,
+    build_decoder,
+    normalize_phrase,
+)
 from agent.vad import silero_vad
 from tts_service.backends.base import Backend
 
@@ -80,3 +87,41 @@ def test_silence_gives_no_transcript(hibari_backend: Backend) -> None:
     del hibari_backend
     events = transcribe(bytes(2 * 16000 * 2), 16000, stt())
     assert events == []
+
+
+def test_calls_share_one_decoder_through_the_pool_and_each_transcribes_exactly(
+    hibari_backend: Backend,
+) -> None:
+    """Three calls in a row on one pool: one decoder is built, and the reused one still hears right."""
+    pool = DecoderPool(lambda cmn: build_decoder(DEMO_PHRASES, cmn_init=cmn))
+    questions = ["Can I book a table for two?", "What time do you open?", "Can I book a table for two?"]
+    for question in questions:
+        events = transcribe(spoken(hibari_backend, question, 8000), 8000, stt(decoder_pool=pool))
+        assert [text for kind, text in events if kind == "final"] == [normalize_phrase(question)]
+    assert pool.built == 1
+    assert pool.idle == 1
+
+
+def test_the_pool_keeps_at_most_max_idle_decoders_and_restarts_the_cepstral_mean() -> None:
+    """Decoders beyond ``max_idle`` are freed; a taken decoder starts from the configured mean."""
+    pool = DecoderPool(lambda cmn: build_decoder(None, cmn_init=cmn), max_idle=1)
+    first, second = pool.take(NARROWBAND_CMN_INIT), pool.take(NARROWBAND_CMN_INIT)
+    assert pool.built == 2
+    first.set_cmn(WIDEBAND_CMN_INIT)  # as if the last call had adapted it
+    pool.give_back(NARROWBAND_CMN_INIT, first)
+    pool.give_back(NARROWBAND_CMN_INIT, second)
+    assert pool.idle == 1
+    again = pool.take(NARROWBAND_CMN_INIT)
+    assert again is first and pool.built == 2
+    assert [round(float(v)) for v in again.get_cmn().split(",")] == [
+        int(v) for v in NARROWBAND_CMN_INIT.split(",")
+    ]
+    wide = pool.take(WIDEBAND_CMN_INIT)  # another configuration never gets a narrowband decoder
+    assert wide is not second and pool.built == 3
+
+
+def test_a_service_takes_either_a_pool_or_its_own_grammar() -> None:
+    """Phrases with a pool would be silently ignored (the pool builds its decoders): refused."""
+    pool = DecoderPool(lambda cmn: build_decoder(None, cmn_init=cmn))
+    with pytest.raises(ValueError, match="decoder_pool"):
+        PocketsphinxSTTService(phrases=DEMO_PHRASES, decoder_pool=pool)
