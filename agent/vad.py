@@ -19,8 +19,9 @@ the loudness below which nothing counts as speech. The values come from
   does the rest. A start of 0.1 s of such speech then confirms a barge-in about 160 ms in.
 
 An analyzer learns its stream's sample rate from the pipeline's setup; a rate it cannot analyze
-fails there, with a ``ValueError`` naming the rates it can. This module never loads a model on the
-event loop: Silero's loads when the call's parts are built, WebRTC's VAD has none.
+fails there, with a ``ValueError`` naming the rates it can. Every Silero analyzer runs on one
+ONNX session per process (``pipecat_compat.silero_session``, loaded off the loop when the agent
+server starts); each keeps its own recurrent state. WebRTC's VAD has no model.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import webrtcvad
-from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
+
+from tts_service.pipecat_compat import shared_silero_analyzer
 
 #: speech that confirms the caller started talking (and so interrupts the bot)
 VAD_START_S = 0.1
@@ -116,8 +118,9 @@ def vad_params() -> VADParams:
 
 
 def silero_vad() -> VADAnalyzer:
-    """Silero VAD: the default, robust to noise; its ONNX model ships in the pipecat wheel."""
-    return SileroVADAnalyzer(params=vad_params())
+    """Silero VAD: the default, robust to noise; its ONNX model ships in the pipecat wheel and is
+    loaded once per process, shared by every call."""
+    return shared_silero_analyzer(vad_params())
 
 
 def webrtc_vad() -> VADAnalyzer:

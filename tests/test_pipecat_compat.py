@@ -1,0 +1,43 @@
+"""The contract of ``tts_service.pipecat_compat``: Pipecat's internals it relies on are still there.
+
+Each test names the internal it checks; a Pipecat release that changes one fails here, loudly,
+before it changes how a call behaves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pipecat.audio.vad.silero import SileroVADAnalyzer
+
+from agent.vad import vad_params
+from tts_service import pipecat_compat as compat
+
+
+def test_the_installed_pipecat_is_the_tested_release_line() -> None:
+    """pyproject pins the release line the compat module was written against."""
+    assert compat.check_pipecat(), compat.PIPECAT_VERSION
+
+
+def test_a_shared_silero_analyzer_has_exactly_the_attributes_pipecats_constructor_sets() -> None:
+    """``SileroVADAnalyzer.__init__`` sets the base analyzer's state, ``_model`` and two reset counters."""
+    own = SileroVADAnalyzer(params=vad_params())
+    shared = compat.shared_silero_analyzer(vad_params())
+    assert sorted(vars(shared)) == sorted(vars(own))
+    assert type(shared._model).__mro__[1] is type(own._model)
+
+
+def test_shared_silero_analyzers_score_like_pipecats_own_on_one_session() -> None:
+    """Same audio, same confidences, window after window; every analyzer runs on one ONNX session."""
+    own = SileroVADAnalyzer(params=vad_params())
+    a, b = compat.shared_silero_analyzer(vad_params()), compat.shared_silero_analyzer(vad_params())
+    assert a._model.session is b._model.session is compat.silero_session()
+    rng = np.random.default_rng(7)
+    t = np.arange(256 * 40) / 8000
+    audio = (8000 * np.sin(2 * np.pi * 220 * t) * (t > 0.3) + rng.normal(0, 300, t.size)).astype("<i2")
+    for analyzer in (own, a, b):
+        analyzer.set_sample_rate(8000)
+    for i in range(0, audio.size, 256):
+        window = audio[i : i + 256].tobytes()
+        expected = float(np.asarray(own.voice_confidence(window)).item())
+        assert float(np.asarray(a.voice_confidence(window)).item()) == expected
+        assert float(np.asarray(b.voice_confidence(window)).item()) == expected
