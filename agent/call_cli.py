@@ -45,7 +45,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"unknown STT {args.stt!r} (${_STT_ENV}); known: {', '.join(STT_NAMES)}")
     try:
         _quiet_pipecat(verbose=bool(getattr(args, "verbose", False)))  # before pipecat logs its banner
-        from .server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
+        from agent.server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
     except ImportError as exc:
         raise InvalidInputError(f"the agent needs its extras: pip install -e '.[agent]' ({exc})") from exc
 

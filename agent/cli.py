@@ -11,11 +11,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from transports.cli import add_serve_command
+from agent.call_cli import add_call_command
+from transports.ws.cli import add_serve_command
 from tts_service.cli import add_engine_commands
 from tts_service.errors import WarmlineError
-
-from .call_cli import add_call_command
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -36,7 +36,7 @@ from pipecat.frames.frames import (
 from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.processors.frame_processor import FrameDirection
 
-from .responder import last_user_text
+from agent.responder import last_user_text
 
 #: frame ids remembered to count each frame once (a frame crosses every processor within ms)
 _SEEN_WINDOW = 512

@@ -51,13 +51,12 @@ from pipecat.turns.user_stop import SpeechTimeoutUserTurnStopStrategy
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
+from agent.responder import DemoResponder
+from agent.stt_choice import stt_factory
+from agent.vad import silero_vad
 from tts_service.engine.session import SessionConfig
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
-
-from .responder import DemoResponder
-from .stt_choice import stt_factory
-from .vad import silero_vad
 
 log = logging.getLogger("warmline.agent")
 

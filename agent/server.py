@@ -39,23 +39,22 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from transports.metrics import CONTENT_TYPE
+from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
+from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
+from agent.vad import VAD_ANALYZERS
 from transports.security import request_token, token_ok
-from transports.twilio_call import TwilioCall
-from transports.twilio_pipecat import TwilioMediaStreamTransport
-from transports.twilio_protocol import SAMPLE_RATE as PHONE_SAMPLE_RATE
-from transports.twilio_server import TwilioSettings, twilio_routes
-from transports.webrtc import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
-from transports.ws_server import bind_socket, make_server
-from transports.ws_settings import ServerSettings
+from transports.twilio.call import TwilioCall
+from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
+from transports.twilio.protocol import SAMPLE_RATE as PHONE_SAMPLE_RATE
+from transports.twilio.server import TwilioSettings, twilio_routes
+from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
+from transports.ws.metrics import CONTENT_TYPE
+from transports.ws.server import bind_socket, make_server
+from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.errors import InvalidInputError
 from tts_service.pipecat_compat import silero_session
 from tts_service.runtime import EngineRuntime
-
-from .pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
-from .stt_choice import DEFAULT_STT, STTFactory, stt_factory
-from .vad import VAD_ANALYZERS
 
 log = logging.getLogger("warmline.agent")
 

@@ -33,10 +33,9 @@ from collections.abc import Callable
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transcriptions.language import Language
 
+from agent.responder import DEMO_PHRASES
+from agent.stt import DecoderPool, PocketsphinxSTTService, build_decoder
 from tts_service.errors import InvalidInputError
-
-from .responder import DEMO_PHRASES
-from .stt import DecoderPool, PocketsphinxSTTService, build_decoder
 
 #: every STT by the name ``warmline call --stt`` takes; the first is the default
 STT_CHOICES = ("pocketsphinx", "whisper", "openai", "deepgram")
@@ -95,8 +94,8 @@ def _whisper(*, model: str | None, base_url: str | None, language: Language) -> 
         raise InvalidInputError("--stt whisper runs locally; --stt-base-url is for openai or deepgram")
     _require("faster_whisper", "whisper")
     try:
-        from .stt_whisper import DEFAULT_WHISPER_MODEL, SharedWhisperSTTService, load_whisper_model
-        from .stt_whisper import unsupported_language as whisper_unsupported
+        from agent.stt_whisper import DEFAULT_WHISPER_MODEL, SharedWhisperSTTService, load_whisper_model
+        from agent.stt_whisper import unsupported_language as whisper_unsupported
     except ImportError as exc:
         raise InvalidInputError(f"--stt whisper: pip install 'pipecat-ai[whisper]' ({exc})") from exc
     name = model or DEFAULT_WHISPER_MODEL

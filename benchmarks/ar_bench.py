@@ -57,8 +57,8 @@ def _voice(folder: Path) -> Path:
 def bench_pocket(frames: int, max_streams: int) -> dict[str, Any]:
     import torch
 
-    from tts_service.backends.pocket import PocketBackend
-    from tts_service.backends.pocket_random import build_random_model
+    from tts_service.backends.pocket.backend import PocketBackend
+    from tts_service.backends.pocket.random_weights import build_random_model
 
     work = Path(tempfile.mkdtemp(prefix="ar-bench-"))
     voice = _voice(work)

@@ -58,8 +58,8 @@ from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TextAggregationMode, TTSService
 from pipecat.workers.runner import WorkerRunner
 
-from tts_service.backends.base import UnitBackend
-from tts_service.backends.hibari import HibariBackend
+from tts_service.backends.hibari.backend import HibariBackend
+from tts_service.engine.ports import UnitBackend
 from tts_service.engine.types import Frame as EngineFrame
 from tts_service.engine.types import float_to_pcm16
 from tts_service.pipecat_service import WarmlineTTSService

@@ -4,7 +4,7 @@ Both transports carry hibari's answers in one run, inside a network namespace of
 (the script re-runs itself under ``unshare -rn`` and brings up ``lo`` and a veth pair, so ICE
 never touches an address outside it):
 
-* WebRTC: ``transports.engine_track.EngineTrack`` on a RuntimeSession at 48 kHz, sent over a
+* WebRTC: ``transports.webrtc.engine_track.EngineTrack`` on a RuntimeSession at 48 kHz, sent over a
   loopback aiortc pair (Opus, real RTP over the veth). The benchmark drives the verbs itself.
 * Telephony: the real ``/twilio`` endpoint with the Pipecat bot (``TwilioMediaStreamTransport``,
   ``WarmlineTTSService``) and a simulated carrier that plays at real time and echoes marks.
@@ -50,14 +50,14 @@ from twilio_carrier import Carrier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from transports import g711  # noqa: E402
-from transports import twilio_protocol as tp  # noqa: E402
-from transports.engine_track import EngineTrack  # noqa: E402
-from transports.twilio_call import TwilioCall  # noqa: E402
-from transports.twilio_pipecat import TwilioMediaStreamTransport  # noqa: E402
-from transports.twilio_server import TwilioSettings, twilio_routes  # noqa: E402
-from transports.ws_server import serving  # noqa: E402
-from transports.ws_settings import ServerSettings  # noqa: E402
-from tts_service.backends.hibari import HibariBackend  # noqa: E402
+from transports.twilio import protocol as tp  # noqa: E402
+from transports.twilio.call import TwilioCall  # noqa: E402
+from transports.twilio.pipecat_transport import TwilioMediaStreamTransport  # noqa: E402
+from transports.twilio.server import TwilioSettings, twilio_routes  # noqa: E402
+from transports.webrtc.engine_track import EngineTrack  # noqa: E402
+from transports.ws.server import serving  # noqa: E402
+from transports.ws.settings import ServerSettings  # noqa: E402
+from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.session import SessionConfig  # noqa: E402
 from tts_service.engine.types import Frame, Output  # noqa: E402
 from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402

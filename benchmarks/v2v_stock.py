@@ -54,7 +54,7 @@ from agent.stt import (
     build_decoder,
     clean_hypothesis,
 )
-from tts_service.backends.base import UnitBackend
+from tts_service.engine.ports import UnitBackend
 
 PHONE_RATE = 8000
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 
-from transports import ws_protocol as wp
+from transports.ws import protocol as wp
 
 
 class Capture:

@@ -34,9 +34,9 @@ from agent.pipeline import AgentParts
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, create_agent_app
 from agent.stt import PocketsphinxSTTService
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.hibari import HibariBackend
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("agent-scenario")

@@ -8,7 +8,7 @@ import pytest
 from asr import recognize
 from hypothesis import settings
 
-from tts_service.backends.hibari import HibariBackend
+from tts_service.backends.hibari.backend import HibariBackend
 
 # Deterministic property tests: the same examples on every run and machine, no wall-clock deadline.
 settings.register_profile("warmline", derandomize=True, deadline=None, print_blob=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tts_service.backends.base import Backend
+from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import Event, Frame, Output
 

@@ -26,9 +26,9 @@ from websockets.asyncio.client import connect
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import TOKEN_COOKIE, AgentSettings, create_agent_app, default_parts
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.base import Backend
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 
 

@@ -26,7 +26,7 @@ from agent.stt import (
     normalize_phrase,
 )
 from agent.vad import silero_vad
-from tts_service.backends.base import Backend
+from tts_service.engine.ports import Backend
 
 
 def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:

@@ -33,7 +33,7 @@ from agent.vad import (
     WebRTCVADAnalyzer,
     webrtc_vad,
 )
-from tts_service.backends.base import Backend
+from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
 

@@ -29,10 +29,10 @@ requires_dia2 = pytest.mark.skipif(
 from engine_helpers import frames_of, pump, words_of  # noqa: E402
 
 from tts_service.backends import create_backend  # noqa: E402
-from tts_service.backends.base import FrameBackend, FrameStep  # noqa: E402
-from tts_service.backends.dia2 import Dia2Backend, Dia2VoiceState  # noqa: E402
-from tts_service.backends.dia2_state import Dia2Options  # noqa: E402
+from tts_service.backends.dia2.backend import Dia2Backend, Dia2VoiceState  # noqa: E402
+from tts_service.backends.dia2.state import Dia2Options  # noqa: E402
 from tts_service.engine.clock import FakeClock  # noqa: E402
+from tts_service.engine.ports import FrameBackend, FrameStep  # noqa: E402
 from tts_service.engine.session import EngineSession, SessionConfig  # noqa: E402
 from tts_service.engine.types import Done  # noqa: E402
 from tts_service.errors import ModelNotAvailableError  # noqa: E402

@@ -16,14 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tts_service.backends import available_backends, create_backend
-from tts_service.backends.base import UnitAudio, UnitBackend, VoiceState
-from tts_service.backends.hibari import (
+from tts_service.backends.hibari.backend import (
     UNIT_SAMPLES,
     HibariBackend,
     HibariVoiceState,
     open_duration_session,
     place_words,
 )
+from tts_service.engine.ports import UnitAudio, UnitBackend, VoiceState
 from tts_service.errors import InvalidInputError, InvalidSpeedError, UnknownVoiceError
 
 MARKS_TEXT = "Dr. Smith paid $3.50 at 10:30, e.g. for pi 3.14."

@@ -15,11 +15,11 @@ pytest.importorskip("pocket_tts")
 from engine_helpers import events_of, frames_of, pump, pump_frames, words_of  # noqa: E402
 
 from tts_service.backends import create_backend  # noqa: E402
-from tts_service.backends import pocket_model as pm  # noqa: E402
-from tts_service.backends.base import FrameBackend, FrameStep  # noqa: E402
-from tts_service.backends.pocket import FRAME_SAMPLES, PocketBackend, PocketVoiceState  # noqa: E402
-from tts_service.backends.pocket_random import build_random_model, tiny_overrides  # noqa: E402
+from tts_service.backends.pocket import model as pm  # noqa: E402
+from tts_service.backends.pocket.backend import FRAME_SAMPLES, PocketBackend, PocketVoiceState  # noqa: E402
+from tts_service.backends.pocket.random_weights import build_random_model, tiny_overrides  # noqa: E402
 from tts_service.engine.clock import FakeClock  # noqa: E402
+from tts_service.engine.ports import FrameBackend, FrameStep  # noqa: E402
 from tts_service.engine.session import EngineSession, SessionConfig  # noqa: E402
 from tts_service.engine.types import Done, Paused  # noqa: E402
 from tts_service.errors import ModelNotAvailableError, UnknownVoiceError  # noqa: E402

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tts_service.backends.hibari import HibariBackend
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.benchmark import JSON_NAME, PNG_NAME, BenchPlan, run_plan
 from tts_service.benchmark.joins import analyse
 from tts_service.benchmark.report import format_table

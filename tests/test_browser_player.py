@@ -8,7 +8,7 @@ import pytest
 from playwright.async_api import Browser, Page, async_playwright
 from ws_helpers import LiveServer, run_with_server
 
-from tts_service.backends.hibari import HibariBackend
+from tts_service.backends.hibari.backend import HibariBackend
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

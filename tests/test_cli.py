@@ -88,7 +88,7 @@ def test_an_unknown_voice_exits_2_with_the_voices_and_how_to_get_more(
     """On the command line the operator reads both the error and its hint (how to install a voice)."""
     from hibari.voices import VOICES
 
-    from tts_service.backends.hibari import HibariBackend
+    from tts_service.backends.hibari.backend import HibariBackend
 
     if set(VOICES) <= set(HibariBackend().voices()):
         pytest.skip("every hibari voice is cached here: there is no hint to print")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tts_service.backends.base import UnitAudio, WordTime
 from tts_service.engine.conditioner import UnitConditioner, raised_cosine
+from tts_service.engine.ports import UnitAudio, WordTime
 from tts_service.engine.segmenter import Boundary
 
 SR = 24000

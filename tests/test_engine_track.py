@@ -17,7 +17,7 @@ from aiortc.mediastreams import MediaStreamError
 from av import AudioFrame
 from toy_backends import ToneBackend
 
-from transports.engine_track import PACKETS_PER_FRAME, EngineTrack
+from transports.webrtc.engine_track import PACKETS_PER_FRAME, EngineTrack
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import Event, Frame, Output, Paused, Resumed

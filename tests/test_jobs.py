@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from toy_backends import BatchToyFrameBackend, ToneBackend
 
-from tts_service.backends.base import VoiceState
 from tts_service.engine.jobs import FrameJob, UnitJob, run_frame_batch
+from tts_service.engine.ports import VoiceState
 from tts_service.engine.segmenter import Boundary
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from transports.marks import MarkLedger
+from transports.twilio.marks import MarkLedger
 
 
 def test_items_are_released_in_order_when_their_frames_mark_returns() -> None:

@@ -52,8 +52,8 @@ from pipecat.tests.utils import run_test
 from pipecat.workers.runner import WorkerRunner
 from toy_backends import ToneBackend
 
-from tts_service.backends.base import Backend
 from tts_service.engine.clock import FakeClock
+from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Frame as EngineFrame
 from tts_service.engine.types import frame_samples

@@ -10,7 +10,7 @@ import pytest
 from asr import DISTRACTORS
 from engine_helpers import frames_of, pump
 
-from tts_service.backends.hibari import HibariBackend
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import SampleFormat

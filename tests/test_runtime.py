@@ -8,7 +8,7 @@ import threading
 import pytest
 from toy_backends import BatchToyFrameBackend, ToneBackend
 
-from tts_service.backends.base import UnitAudio, VoiceState
+from tts_service.engine.ports import UnitAudio, VoiceState
 from tts_service.engine.session import SessionConfig, SessionState
 from tts_service.engine.types import Done, Frame, Output, Paused
 from tts_service.errors import CapacityError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tts_service.backends.base import WordTime
+from tts_service.engine.ports import WordTime
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import SampleFormat
 

@@ -12,7 +12,8 @@ def test_twilio_codec_and_mark_ledger_import_no_io() -> None:
     """A fresh interpreter importing the Twilio codec, its state machines and the ledger loads no I/O."""
     code = (
         "import sys\n"
-        "import transports.twilio_protocol, transports.twilio_stream, transports.marks, transports.g711\n"
+        "import transports.twilio.protocol, transports.twilio.stream, transports.twilio.marks\n"
+        "import transports.g711\n"
         f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -35,13 +35,13 @@ from twilio_carrier import Carrier
 from websockets.asyncio.client import ClientConnection, connect
 
 from transports import g711
-from transports import twilio_protocol as tp
-from transports.twilio_call import TwilioCall
-from transports.twilio_pipecat import TwilioMediaStreamTransport
-from transports.twilio_server import TwilioSettings, twilio_routes
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.base import Backend
+from transports.twilio import protocol as tp
+from transports.twilio.call import TwilioCall
+from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
+from transports.twilio.server import TwilioSettings, twilio_routes
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import Frame
 from tts_service.pipecat_service import WarmlineTTSService

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from transports import twilio_protocol as tp
+from transports.twilio import protocol as tp
 
 SID = "MZ18ad3ab5a668481ce02b83e7395059f0"
 CALL = "CA5ed3a4a7e2e4a5b0d5e3f2c1b0a09f8e"

@@ -21,12 +21,12 @@ from agent import call_cli
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import AgentSettings, create_agent_app
-from transports.twilio_call import TwilioCall
-from transports.twilio_server import TwilioSettings, twilio_routes
-from transports.twilio_signature import Params, compute_signature, url_variants, valid_signature
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.base import Backend
+from transports.twilio.call import TwilioCall
+from transports.twilio.server import TwilioSettings, twilio_routes
+from transports.twilio.signature import Params, compute_signature, url_variants, valid_signature
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 
 #: Twilio's documented example (its security docs and every one of its helper libraries)
@@ -148,7 +148,7 @@ def test_the_signature_module_imports_no_io() -> None:
     """A fresh interpreter importing it loads no asyncio, sockets or web framework."""
     forbidden = ("asyncio", "socket", "starlette", "websockets", "pipecat")
     code = (
-        "import sys, transports.twilio_signature\n"
+        "import sys, transports.twilio.signature\n"
         f"print(','.join(m for m in {forbidden!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,8 +13,8 @@ from test_twilio_protocol import (
     SID,
 )
 
-from transports import twilio_protocol as tp
-from transports import twilio_stream as ts
+from transports.twilio import protocol as tp
+from transports.twilio import stream as ts
 
 
 def stream_at(state: ts.StreamState) -> ts.InboundStream:

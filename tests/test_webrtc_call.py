@@ -22,7 +22,7 @@ import pytest
 from asr import DISTRACTORS, normalize
 from engine_helpers import spoken_pcm, write_wav
 
-from tts_service.backends.base import Backend
+from tts_service.engine.ports import Backend
 
 CHROMIUM = "/usr/bin/chromium"
 SCENARIO = Path(__file__).resolve().parent / "webrtc_call_scenario.py"

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 
-from transports.webrtc import WebRTCEndpoint, call_page_routes, webrtc_params
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
+from transports.webrtc.endpoint import WebRTCEndpoint, call_page_routes, webrtc_params
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
 
 #: an audio offer without ICE credentials: aiortc refuses it before any candidate is gathered
 NO_ICE_SDP = (

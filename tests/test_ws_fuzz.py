@@ -12,9 +12,9 @@ from asr import DISTRACTORS
 from websockets.asyncio.client import ClientConnection, connect
 from ws_helpers import LiveServer, receive_until, run_with_server, send
 
-from transports import ws_protocol as wp
-from transports.ws_settings import ServerSettings
-from tts_service.backends.hibari import HibariBackend
+from transports.ws import protocol as wp
+from transports.ws.settings import ServerSettings
+from tts_service.backends.hibari.backend import HibariBackend
 
 Recognize = Callable[..., str | None]
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from transports import g711
-from transports import ws_protocol as wp
+from transports.ws import protocol as wp
 
 
 def code_of(message: str | bytes, **kwargs: int) -> str:
@@ -202,7 +202,7 @@ def test_codec_modules_import_no_io() -> None:
     forbidden = ("asyncio", "socket", "starlette", "uvicorn", "websockets", "prometheus_client")
     code = (
         "import sys\n"
-        "import transports.ws_protocol, transports.g711, transports.pacing, transports.security\n"
+        "import transports.ws.protocol, transports.g711, transports.pacing, transports.security\n"
         f"print(','.join(m for m in {forbidden!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,7 +14,7 @@ from transports.security import (
     request_token,
     token_ok,
 )
-from transports.ws_settings import ServerSettings
+from transports.ws.settings import ServerSettings
 from tts_service.engine.clock import FakeClock
 from tts_service.errors import InvalidInputError
 

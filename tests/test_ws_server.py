@@ -17,10 +17,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from ws_helpers import LiveServer, Turn, ready, receive_until, run_with_server, send
 
-from transports import ws_protocol as wp
-from transports.ws_server import RedactTokens
-from transports.ws_settings import ServerSettings
-from tts_service.backends.hibari import HibariBackend
+from transports.ws import protocol as wp
+from transports.ws.server import RedactTokens
+from transports.ws.settings import ServerSettings
+from tts_service.backends.hibari.backend import HibariBackend
 
 Recognize = Callable[..., str | None]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tts_service.backends.base import Capabilities, FrameStep, UnitAudio, VoiceState, WordTime
+from tts_service.engine.ports import Capabilities, FrameStep, UnitAudio, VoiceState, WordTime
 from tts_service.errors import SynthesisError, UnknownVoiceError
 
 SR = 24000

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.client import ClientConnection
 
-from transports import twilio_protocol as tp
+from transports.twilio import protocol as tp
 
 SILENCE_CHUNK = bytes([0xFF]) * tp.CHUNK_BYTES
 TICK_S = tp.CHUNK_MS / 1000

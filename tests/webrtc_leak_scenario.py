@@ -31,13 +31,13 @@ from av import AudioFrame
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tts_service.backends.hibari.backend import HibariBackend
 from webrtc_call_scenario import run_in_namespace, wait_for
 
 from agent.server import AgentSettings, AgentState, create_agent_app
-from transports.ws_server import serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.hibari import HibariBackend
-from tts_service.benchmark.census import census
+from transports.ws.server import serving
+from transports.ws.settings import ServerSettings
+from tts_service.benchmark.census import Census, census
 from tts_service.runtime import EngineRuntime
 
 RATE = 48000
@@ -130,14 +130,31 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
         app = create_agent_app(runtime, AgentSettings(demo_grammar=True))
         state: AgentState = app.state.agent
         async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+            before = census()
             for hang_up in HANG_UPS:
                 answered.append(await one_call(f"http://{host}:{port}/api/offer", question, hang_up))
                 await wait_for(
                     lambda: state.calls["webrtc"] == 0 and not state.live, CALL_TIMEOUT_S, "the call to end"
                 )
-                readings.append(census().to_json())
+                readings.append((await settled(before)).to_json())
                 sessions.append(runtime.session_count)
-    return {"answered": answered, "readings": readings, "runtime_sessions": sessions}
+    return {
+        "answered": answered,
+        "before": before.to_json(),
+        "readings": readings,
+        "runtime_sessions": sessions,
+    }
+
+
+async def settled(before: Census) -> Census:
+    """The census once nothing of the call is left (bounded: the test judges what remains)."""
+    reading = census()
+    for _ in range(100):
+        if all(n <= before.objects.get(k, 0) for k, n in reading.objects.items()):
+            break
+        await asyncio.sleep(0.05)
+        reading = census()
+    return reading
 
 
 def main() -> int:

@@ -15,10 +15,10 @@ import numpy as np
 import numpy.typing as npt
 from websockets.asyncio.client import ClientConnection
 
-from transports import ws_protocol as wp
-from transports.ws_server import ServerState, create_app, serving
-from transports.ws_settings import ServerSettings
-from tts_service.backends.base import Backend
+from transports.ws import protocol as wp
+from transports.ws.server import ServerState, create_app, serving
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 
 #: the most messages one collected turn may take (a 30 s turn has 375 frames, plus words)

@@ -17,9 +17,9 @@ import wave
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .backends import available_backends, create_backend
-from .engine.session import EngineSession, SessionConfig
-from .engine.types import SUPPORTED_SAMPLE_RATES, Done, ErrorEvent, Frame, Output, SampleFormat
+from tts_service.backends import available_backends, create_backend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import SUPPORTED_SAMPLE_RATES, Done, ErrorEvent, Frame, Output, SampleFormat
 
 #: text handed to the engine at once when a whole file or stdin is spoken
 _CHUNK_CHARS = 2048
@@ -150,7 +150,7 @@ def cmd_speak(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .benchmark import run_benchmark  # heavy imports only when benchmarking
+    from tts_service.benchmark import run_benchmark  # heavy imports only when benchmarking
 
     return run_benchmark(args)
 

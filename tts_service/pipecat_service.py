@@ -57,13 +57,13 @@ from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TextAggregationMode, TTSService
 from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
 
-from .backends import create_backend
-from .backends.base import Backend
-from .engine.session import SessionConfig, SessionState
-from .engine.types import Done, ErrorEvent, Output, check_sample_rate
-from .engine.types import Frame as EngineFrame
-from .errors import WarmlineError
-from .runtime import EngineRuntime, RuntimeSession
+from tts_service.backends import create_backend
+from tts_service.engine.ports import Backend
+from tts_service.engine.session import SessionConfig, SessionState
+from tts_service.engine.types import Done, ErrorEvent, Output, check_sample_rate
+from tts_service.engine.types import Frame as EngineFrame
+from tts_service.errors import WarmlineError
+from tts_service.runtime import EngineRuntime, RuntimeSession
 
 #: how far ahead of real time the service hands audio to Pipecat; the engine computes at most
 #: this much (plus its own look-ahead) before the listener needs it, so pause stays cheap and a

@@ -31,12 +31,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from types import TracebackType
 
-from .backends.base import Backend, BatchFrameBackend, VoiceState
-from .engine.clock import Clock, monotonic
-from .engine.jobs import FrameJob, Job, JobResult, run_frame_batch
-from .engine.session import EngineSession, SessionConfig, SessionState
-from .engine.types import Output, SampleFormat
-from .errors import CapacityError, InvalidStateError
+from tts_service.engine.clock import Clock, monotonic
+from tts_service.engine.jobs import FrameJob, Job, JobResult, run_frame_batch
+from tts_service.engine.ports import Backend, BatchFrameBackend, VoiceState
+from tts_service.engine.session import EngineSession, SessionConfig, SessionState
+from tts_service.engine.types import Output, SampleFormat
+from tts_service.errors import CapacityError, InvalidStateError
 
 log = logging.getLogger("warmline.runtime")
 

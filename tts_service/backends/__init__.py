@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tts_service.backends.base import Backend
+from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError, ModelNotAvailableError
 
 _KNOWN = ("hibari", "pocket", "dia2")
@@ -27,12 +27,12 @@ def create_backend(name: str, **options: Any) -> Backend:
     runtime is not installed (the message says what to install).
     """
     if name == "hibari":
-        from tts_service.backends.hibari import HibariBackend
+        from tts_service.backends.hibari.backend import HibariBackend
 
         return HibariBackend(**options)
     if name == "pocket":
         try:
-            from tts_service.backends.pocket import PocketBackend
+            from tts_service.backends.pocket.backend import PocketBackend
         except ImportError as exc:
             raise ModelNotAvailableError(
                 f"the pocket backend needs torch and pocket-tts ({exc}): "
@@ -41,7 +41,7 @@ def create_backend(name: str, **options: Any) -> Backend:
         return PocketBackend(**options)
     if name == "dia2":
         try:
-            from tts_service.backends.dia2 import Dia2Backend
+            from tts_service.backends.dia2.backend import Dia2Backend
         except ImportError as exc:
             raise ModelNotAvailableError(
                 f"the dia2 backend needs torch ({exc}): pip install torch, then "

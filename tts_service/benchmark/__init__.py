@@ -19,19 +19,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..backends.base import Backend, UnitBackend
-from ..backends.hibari import HibariBackend
-from .capacity import WORKERS, find_capacity
-from .joins import measure_joins
-from .latency import measure_first_frame
-from .memory import measure_memory
-from .plan import BenchPlan
-from .report import Report, machine_info, print_table, targets, timestamp_utc, write_json
-from .rtf import measure_rtf
-from .runtime_latency import measure_runtime_first_frame
-from .simulate import simulate_turn
-from .stats import ms_summary, rss_mb
-from .texts import LONG_TEXT, PARAGRAPHS
+from tts_service.backends.hibari.backend import HibariBackend
+from tts_service.benchmark.capacity import WORKERS, find_capacity
+from tts_service.benchmark.joins import measure_joins
+from tts_service.benchmark.latency import measure_first_frame
+from tts_service.benchmark.memory import measure_memory
+from tts_service.benchmark.plan import BenchPlan
+from tts_service.benchmark.report import Report, machine_info, print_table, targets, timestamp_utc, write_json
+from tts_service.benchmark.rtf import measure_rtf
+from tts_service.benchmark.runtime_latency import measure_runtime_first_frame
+from tts_service.benchmark.simulate import simulate_turn
+from tts_service.benchmark.stats import ms_summary, rss_mb
+from tts_service.benchmark.texts import LONG_TEXT, PARAGRAPHS
+from tts_service.engine.ports import Backend, UnitBackend
 
 __all__ = ["BenchPlan", "run_benchmark", "run_plan"]
 
@@ -45,7 +45,7 @@ def _say(message: str) -> None:
 
 def _timeline(backend: Backend, png: Path, seed: int) -> dict[str, Any]:
     # Imported here so matplotlib is not resident while the memory section measures RSS.
-    from .plot import plot_turn
+    from tts_service.benchmark.plot import plot_turn
 
     trace = simulate_turn(backend, PARAGRAPHS[0], seed=seed)
     plot_turn(trace, png)

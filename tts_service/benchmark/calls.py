@@ -20,9 +20,9 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from ..engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output
-from ..runtime import RuntimeSession
-from .texts import PARAGRAPHS, tokenize
+from tts_service.benchmark.texts import PARAGRAPHS, tokenize
+from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output
+from tts_service.runtime import RuntimeSession
 
 TOKENS_PER_S = 30.0
 FRAME_S = FRAME_MS / 1000.0

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from ..backends.base import Backend
-from ..engine.session import SessionConfig
-from ..runtime import EngineRuntime
-from .calls import CallState, listener, speaker
-from .stats import ms_summary
+from tts_service.benchmark.calls import CallState, listener, speaker
+from tts_service.benchmark.stats import ms_summary
+from tts_service.engine.ports import Backend
+from tts_service.engine.session import SessionConfig
+from tts_service.runtime import EngineRuntime
 
 WORKERS = 2
 

@@ -6,7 +6,9 @@
     assert after.leaks_against(before) == {}          # counts back to where they were
 
 Used by the leak tests, the call-memory benchmark and the soak: a finished call must leave all
-of these where they were. Objects are counted by class name through the garbage collector
+of these where they were. The event loop's default executor (``asyncio.to_thread``, DNS lookups)
+is a pool that grows to its bound, ``min(32, CPUs + 4)`` threads, and keeps them for every later
+call: its threads are counted apart (``pool_threads``), not as a call's. Objects are counted by class name through the garbage collector
 (after a collection), so a test can name classes of any layer without importing them. Reads
 ``/proc`` (Linux); never changes what it measures, except that it runs ``gc.collect()``.
 """
@@ -41,15 +43,24 @@ CALL_CLASSES = (
 )
 
 
+#: the name prefix asyncio gives its default executor's threads
+DEFAULT_EXECUTOR_PREFIX = "asyncio_"
+
+
 @dataclass(frozen=True, slots=True)
 class Census:
     """One reading; ``tasks`` is None outside a running event loop."""
 
     rss_mb: float
+    #: threads outside the event loop's default executor
     threads: int
     fds: int
     tasks: int | None
     objects: dict[str, int] = field(default_factory=dict)
+    #: the names of those threads, sorted (for the report when the count grew)
+    thread_names: tuple[str, ...] = ()
+    #: threads of the event loop's default executor (a bounded pool shared by every call)
+    pool_threads: int = 0
 
     @property
     def tracked_names(self) -> tuple[str, ...]:
@@ -74,6 +85,8 @@ class Census:
             "fds": self.fds,
             "tasks": self.tasks,
             "objects": dict(self.objects),
+            "thread_names": list(self.thread_names),
+            "pool_threads": self.pool_threads,
         }
 
 
@@ -103,7 +116,18 @@ def census(track: Iterable[str] = CALL_CLASSES) -> Census:
         tasks: int | None = len(asyncio.all_tasks())
     except RuntimeError:
         tasks = None
-    return Census(rss_mb(), threading.active_count(), open_fds(), tasks, objects)
+    names = sorted(t.name for t in threading.enumerate())
+    own = tuple(n for n in names if not n.startswith(DEFAULT_EXECUTOR_PREFIX))
+    pool = len(names) - len(own)
+    return Census(rss_mb(), len(own), open_fds(), tasks, objects, own, pool)
 
 
-__all__ = ["CALL_CLASSES", "Census", "census", "count_objects", "open_fds", "rss_mb"]
+__all__ = [
+    "CALL_CLASSES",
+    "DEFAULT_EXECUTOR_PREFIX",
+    "Census",
+    "census",
+    "count_objects",
+    "open_fds",
+    "rss_mb",
+]

@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..backends.base import UnitBackend
-from ..engine.clock import FakeClock
-from ..engine.session import EngineSession, SessionConfig
-from ..engine.types import Frame, Output, SampleFormat
-from .texts import naive_sentences, tokenize
+from tts_service.benchmark.texts import naive_sentences, tokenize
+from tts_service.engine.clock import FakeClock
+from tts_service.engine.ports import UnitBackend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import Frame, Output, SampleFormat
 
 F32 = npt.NDArray[np.float32]
 Spans = list[tuple[int, int]]

@@ -19,14 +19,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..backends.base import UnitBackend
-from ..engine.clock import FakeClock
-from ..engine.jobs import Job, UnitJob
-from ..engine.segmenter import Boundary
-from ..engine.session import EngineSession, SessionConfig
-from ..engine.types import Frame
-from .stats import ms_summary, ratio
-from .texts import first_sentence_token, tokenize, turn_text
+from tts_service.benchmark.stats import ms_summary, ratio
+from tts_service.benchmark.texts import first_sentence_token, tokenize, turn_text
+from tts_service.engine.clock import FakeClock
+from tts_service.engine.jobs import Job, UnitJob
+from tts_service.engine.ports import UnitBackend
+from tts_service.engine.segmenter import Boundary
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import Frame
 
 TOKENS_PER_S = 30.0
 WARMUP_TURNS = 3

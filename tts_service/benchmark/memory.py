@@ -13,11 +13,11 @@ import gc
 from dataclasses import dataclass
 from typing import Any
 
-from ..backends.base import UnitBackend
-from ..engine.session import EngineSession, SessionConfig
-from ..engine.types import Frame
-from .stats import rss_mb
-from .texts import PARAGRAPHS, tokenize
+from tts_service.benchmark.stats import rss_mb
+from tts_service.benchmark.texts import PARAGRAPHS, tokenize
+from tts_service.engine.ports import UnitBackend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import Frame
 
 FRAMES_PULLED = 3
 

@@ -17,7 +17,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .simulate import FRAME_S, TOKENS_PER_S, TurnTrace
+from tts_service.benchmark.simulate import FRAME_S, TOKENS_PER_S, TurnTrace
 
 _ROWS = {"LLM tokens": 3.0, "unit text ready": 2.0, "synthesis (model)": 1.0, "frames out (80 ms)": 0.0}
 _COLORS = {

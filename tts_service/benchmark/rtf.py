@@ -13,11 +13,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..backends.base import UnitBackend
-from ..engine.session import EngineSession, SessionConfig
-from ..engine.types import Frame, Output
-from .stats import ratio
-from .texts import naive_sentences
+from tts_service.benchmark.stats import ratio
+from tts_service.benchmark.texts import naive_sentences
+from tts_service.engine.ports import UnitBackend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import Frame, Output
 
 _PIECE_CHARS = 2048
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import time
 
-from ..backends.base import Backend
-from ..engine.types import Done, Frame
-from ..runtime import EngineRuntime, RuntimeSession
-from .texts import tokenize, turn_text
+from tts_service.benchmark.texts import tokenize, turn_text
+from tts_service.engine.ports import Backend
+from tts_service.engine.types import Done, Frame
+from tts_service.runtime import EngineRuntime, RuntimeSession
 
 WARMUP_TURNS = 3
 

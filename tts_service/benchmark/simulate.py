@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..backends.base import Backend, UnitBackend
-from ..engine.clock import FakeClock
-from ..engine.jobs import JobResult, UnitJob
-from ..engine.segmenter import Segmenter
-from ..engine.session import EngineSession, SessionConfig
-from ..engine.types import FRAME_MS, Done, Frame, SampleFormat
-from .texts import first_sentence_token, tokenize
+from tts_service.benchmark.texts import first_sentence_token, tokenize
+from tts_service.engine.clock import FakeClock
+from tts_service.engine.jobs import JobResult, UnitJob
+from tts_service.engine.ports import Backend, UnitBackend
+from tts_service.engine.segmenter import Segmenter
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import FRAME_MS, Done, Frame, SampleFormat
 
 F32 = npt.NDArray[np.float32]
 TOKENS_PER_S = 30.0

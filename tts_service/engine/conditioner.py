@@ -21,8 +21,8 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from ..backends.base import UnitAudio, WordTime
-from .segmenter import Boundary
+from tts_service.engine.ports import UnitAudio, WordTime
+from tts_service.engine.segmenter import Boundary
 
 F32 = npt.NDArray[np.float32]
 

@@ -14,9 +14,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..backends.base import BatchFrameBackend, FrameBackend, FrameStep, UnitAudio, UnitBackend, VoiceState
-from ..errors import BackendError, SynthesisError
-from .segmenter import Boundary
+from tts_service.engine.ports import (
+    BatchFrameBackend,
+    FrameBackend,
+    FrameStep,
+    UnitAudio,
+    UnitBackend,
+    VoiceState,
+)
+from tts_service.engine.segmenter import Boundary
+from tts_service.errors import BackendError, SynthesisError
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.base import FrameBackend, UnitBackend, VoiceState, WordTime
-from .conditioner import JoinPolicy, UnitConditioner
-from .jobs import FrameJob, JobResult, UnitJob
-from .resample import StreamResampler
-from .segmenter import Unit
-from .timeline import Timeline
+from tts_service.engine.conditioner import JoinPolicy, UnitConditioner
+from tts_service.engine.jobs import FrameJob, JobResult, UnitJob
+from tts_service.engine.ports import FrameBackend, UnitBackend, VoiceState, WordTime
+from tts_service.engine.resample import StreamResampler
+from tts_service.engine.segmenter import Unit
+from tts_service.engine.timeline import Timeline
 
 
 @dataclass(frozen=True, slots=True)

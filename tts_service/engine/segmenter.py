@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..errors import InvalidInputError, TextTooLongError
+from tts_service.errors import InvalidInputError, TextTooLongError
 
 __all__ = ["ABBREVIATIONS", "Boundary", "Segmenter", "Unit"]
 

@@ -35,23 +35,16 @@ import logging
 from collections import deque
 from dataclasses import dataclass, replace
 
-from ..backends.base import Backend, FrameBackend, UnitBackend, VoiceState
-from ..errors import (
-    InvalidInputError,
-    InvalidSpeedError,
-    InvalidStateError,
-    SessionClosedError,
-    TextTooLongError,
-)
-from .clock import Clock, monotonic
-from .conditioner import JoinPolicy
-from .jobs import Job, JobResult
-from .producers import FrameProducer, JobContext, UnitProducer
-from .segmenter import Segmenter
-from .spoken import to_spoken_form
-from .textclean import clean_for_speech, has_speakable, sanitize
-from .timeline import Timeline
-from .types import (
+from tts_service.engine.clock import Clock, monotonic
+from tts_service.engine.conditioner import JoinPolicy
+from tts_service.engine.jobs import Job, JobResult
+from tts_service.engine.ports import Backend, FrameBackend, UnitBackend, VoiceState
+from tts_service.engine.producers import FrameProducer, JobContext, UnitProducer
+from tts_service.engine.segmenter import Segmenter
+from tts_service.engine.spoken import to_spoken_form
+from tts_service.engine.textclean import clean_for_speech, has_speakable, sanitize
+from tts_service.engine.timeline import Timeline
+from tts_service.engine.types import (
     Done,
     ErrorEvent,
     Output,
@@ -60,6 +53,13 @@ from .types import (
     Resumed,
     SampleFormat,
     check_sample_rate,
+)
+from tts_service.errors import (
+    InvalidInputError,
+    InvalidSpeedError,
+    InvalidStateError,
+    SessionClosedError,
+    TextTooLongError,
 )
 
 log = logging.getLogger("warmline.engine")

@@ -18,9 +18,9 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from ..backends.base import WordTime
-from .conditioner import raised_cosine
-from .types import Frame, SampleFormat, WordMark, float_to_pcm16, frame_samples
+from tts_service.engine.conditioner import raised_cosine
+from tts_service.engine.ports import WordTime
+from tts_service.engine.types import Frame, SampleFormat, WordMark, float_to_pcm16, frame_samples
 
 F32 = npt.NDArray[np.float32]
 

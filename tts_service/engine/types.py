@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from ..errors import UnsupportedFormatError, UnsupportedSampleRateError
+from tts_service.errors import UnsupportedFormatError, UnsupportedSampleRateError
 
 FRAME_MS = 80
 SUPPORTED_SAMPLE_RATES: tuple[int, ...] = (8000, 16000, 24000, 48000)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from tts_service.backends.dia2_model import WINDOW_FRAMES, decode_windows, sample_token, transformer_step
+from tts_service.backends.dia2.model import WINDOW_FRAMES, decode_windows, sample_token, transformer_step
 from tts_service.errors import UnknownVoiceError
 
 Tensor = torch.Tensor

@@ -32,7 +32,7 @@ from hibari import dsp
 from hibari.tts import ASSETS, MAX_PHONEMES, Hibari
 from hibari.voices import VOICES, cache_dir, voice_path
 
-from tts_service.backends.base import Capabilities, UnitAudio, VoiceState, WordTime
+from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState, WordTime
 from tts_service.errors import (
     InvalidInputError,
     InvalidSpeedError,

@@ -43,11 +43,10 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from transports.twilio.call import TwilioCall
+from transports.twilio.protocol import TwilioProtocolError
+from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
 from tts_service.engine.clock import Clock, monotonic
-
-from .twilio_call import TwilioCall
-from .twilio_protocol import TwilioProtocolError
-from .twilio_signature import SIGNATURE_HEADER, valid_signature
 
 log = logging.getLogger("warmline.twilio")
 

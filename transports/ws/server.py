@@ -35,20 +35,19 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from transports.security import origin_ok, request_token, token_ok
+from transports.ws.connection import WsConnection
+from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
+from transports.ws.protocol import PROTOCOL_VERSION
+from transports.ws.settings import ServerSettings
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import SampleFormat
 from tts_service.errors import CapacityError, WarmlineError
 from tts_service.runtime import EngineRuntime
 
-from .metrics import CONTENT_TYPE, ServerMetrics
-from .security import origin_ok, request_token, token_ok
-from .ws_connection import WsConnection
-from .ws_protocol import PROTOCOL_VERSION
-from .ws_settings import ServerSettings
-
 log = logging.getLogger("warmline.ws")
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 #: kernel send buffer of every connection (Linux doubles it). Setting it turns off autotuning,
 #: which on loopback grows to megabytes, so a client that stops reading would otherwise hide
 #: half a minute of audio in the kernel before the send queue noticed. 64 KiB is still seconds of

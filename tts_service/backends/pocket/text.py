@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tts_service.backends.base import WordTime
+from tts_service.engine.ports import WordTime
 
 #: frames per text token before a call has finished a unit (about 3.4 tokens per second)
 INITIAL_FRAMES_PER_TOKEN = 3.7

@@ -47,18 +47,17 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from transports import g711
+from transports.pacing import Pacer
+from transports.security import TokenBucket
+from transports.ws import protocol as wp
+from transports.ws.metrics import ServerMetrics
+from transports.ws.outbox import CloseConnection, Outbox
+from transports.ws.settings import ServerSettings
 from tts_service.engine.session import SessionState
 from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output, Paused, Reset, Resumed
 from tts_service.errors import InvalidStateError, TextTooLongError, WarmlineError
 from tts_service.runtime import RuntimeSession
-
-from . import g711
-from . import ws_protocol as wp
-from .metrics import ServerMetrics
-from .pacing import Pacer
-from .security import TokenBucket
-from .ws_outbox import CloseConnection, Outbox
-from .ws_settings import ServerSettings
 
 log = logging.getLogger("warmline.ws")
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from tts_service.backends.base import Capabilities, FrameStep, VoiceState, WordTime
-from tts_service.backends.dia2_state import Dia2Engine, Dia2Options, Dia2Snapshot, Dia2Stream
+from tts_service.backends.dia2.state import Dia2Engine, Dia2Options, Dia2Snapshot, Dia2Stream
+from tts_service.engine.ports import Capabilities, FrameStep, VoiceState, WordTime
 from tts_service.errors import InvalidInputError, ModelNotAvailableError, SynthesisError
 
 SAMPLE_RATE = 24000

@@ -14,14 +14,13 @@ import os
 import signal
 import sys
 
+from transports.security import check_bind
+from transports.ws.protocol import Encoding
+from transports.ws.server import bind_socket, create_app, make_server
+from transports.ws.settings import ServerSettings
 from tts_service.backends import available_backends, create_backend
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 from tts_service.runtime import EngineRuntime
-
-from .security import check_bind
-from .ws_protocol import Encoding
-from .ws_server import bind_socket, create_app, make_server
-from .ws_settings import ServerSettings
 
 _TOKEN_ENV = "WARMLINE_TOKEN"
 

@@ -79,10 +79,10 @@ from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
-from . import g711
-from . import twilio_protocol as tp
-from .marks import MarkLedger
-from .twilio_call import EndReason, TwilioCall
+from transports import g711
+from transports.twilio import protocol as tp
+from transports.twilio.call import EndReason, TwilioCall
+from transports.twilio.marks import MarkLedger
 
 log = logging.getLogger("warmline.twilio")
 

@@ -27,7 +27,7 @@ import safetensors
 import safetensors.torch
 import torch
 
-from tts_service.backends.pocket_model import FlowRunner
+from tts_service.backends.pocket.model import FlowRunner
 from tts_service.errors import ModelNotAvailableError, UnknownVoiceError
 
 Tensor = torch.Tensor

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .metrics import ServerMetrics
+from transports.ws.metrics import ServerMetrics
 
 
 class CloseConnection(Exception):

@@ -37,13 +37,12 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from transports import g711
+from transports.pacing import Pacer
+from transports.twilio import protocol as tp
+from transports.twilio import stream as ts
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.types import FRAME_MS
-
-from . import g711
-from . import twilio_protocol as tp
-from . import twilio_stream as ts
-from .pacing import Pacer
 
 log = logging.getLogger("warmline.twilio")
 

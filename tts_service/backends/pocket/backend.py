@@ -34,16 +34,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from tts_service.backends import pocket_assets as assets
-from tts_service.backends.base import Capabilities, FrameStep, VoiceState
-from tts_service.backends.pocket_model import FlowRunner, FlowSettings, KVCache, MimiRunner, MimiStream
-from tts_service.backends.pocket_text import (
+from tts_service.backends.pocket import assets
+from tts_service.backends.pocket.model import FlowRunner, FlowSettings, KVCache, MimiRunner, MimiStream
+from tts_service.backends.pocket.text import (
     INITIAL_FRAMES_PER_TOKEN,
     PocketUnit,
     WordClock,
     learn_rate,
     prepare_units,
 )
+from tts_service.engine.ports import Capabilities, FrameStep, VoiceState
 from tts_service.errors import InvalidInputError, SynthesisError, UnknownVoiceError
 
 SAMPLE_RATE = 24000

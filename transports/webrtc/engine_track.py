@@ -43,10 +43,9 @@ import numpy.typing as npt
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from av import AudioFrame
 
+from transports.pacing import Pacer
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.types import FRAME_MS, Done, Event, Frame, Output, Paused, Reset
-
-from .pacing import Pacer
 
 log = logging.getLogger("warmline.webrtc")
 

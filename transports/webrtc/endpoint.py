@@ -46,7 +46,7 @@ from starlette.routing import BaseRoute, Route
 
 log = logging.getLogger("warmline.webrtc")
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 #: the page and the scripts it loads
 CALL_PAGE_FILES = ("call.js", "call-recorder.js")
 #: Opus's own rate: the engine's frames reach the encoder without resampling

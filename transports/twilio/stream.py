@@ -21,7 +21,7 @@ import logging
 import numpy as np
 import numpy.typing as npt
 
-from .twilio_protocol import (
+from transports.twilio.protocol import (
     CHUNK_BYTES,
     FRAME_BYTES,
     Clear,

@@ -1,0 +1,1 @@
+"""Phone calls through Twilio Media Streams: the codec, the endpoints, marks, a Pipecat transport."""

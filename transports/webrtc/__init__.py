@@ -1,0 +1,1 @@
+"""Browser calls over WebRTC: the offer endpoint and call page, and a plain aiortc engine track."""

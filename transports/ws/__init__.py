@@ -1,0 +1,1 @@
+"""The WebSocket server (``warmline serve``): protocol v1, one engine session per connection."""
