@@ -60,8 +60,7 @@ from pipecat.workers.runner import WorkerRunner
 
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.ports import UnitBackend
-from tts_service.engine.types import Frame as EngineFrame
-from tts_service.engine.types import float_to_pcm16
+from tts_service.engine.types import SpeechFrame, float_to_pcm16
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -129,7 +128,7 @@ class RecordingWarmline(WarmlineTTSService):
         #: per context: the words of each frame handed on, in order
         self.frame_words: dict[str, list[list[str]]] = {}
 
-    async def _deliver_frame(self, turn: Any, frame: EngineFrame) -> None:
+    async def _deliver_frame(self, turn: Any, frame: SpeechFrame) -> None:
         before = len(self._turns) and self._turns[0] is turn
         await super()._deliver_frame(turn, frame)
         if before and self._turns and self._turns[0] is turn:

@@ -59,7 +59,7 @@ from transports.ws.server import serving  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.session import SessionConfig  # noqa: E402
-from tts_service.engine.types import Frame, Output  # noqa: E402
+from tts_service.engine.types import Output, SpeechFrame  # noqa: E402
 from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime, RuntimeSession  # noqa: E402
 
@@ -141,7 +141,7 @@ class ProbeSource:
 
     def next_output_nowait(self) -> Output | None:
         out = self.session.next_output_nowait()
-        if isinstance(out, Frame):
+        if isinstance(out, SpeechFrame):
             self.taken.append((time.monotonic(), out.turn_id, out.index, out.last_in_pause))
         return out
 

@@ -12,7 +12,7 @@ import wave
 
 from tts_service.backends import create_backend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Done, Frame, Paused
+from tts_service.engine.types import Done, Paused, SpeechFrame
 
 TOKENS = ["Sure", ",", " your", " table", " for", " two", " is", " booked", " at", " 7", ":", "30", "."]
 TOKENS += [" The", " total", " is", " $", "3", ".", "50", ",", " and", " parking", " is", " free", "."]
@@ -27,7 +27,7 @@ def main(path: str) -> None:
     def pump() -> None:
         session.run_jobs()  # model compute, inline; the async runtime runs jobs on worker threads
         for out in session.drain():
-            if isinstance(out, Frame):
+            if isinstance(out, SpeechFrame):
                 pcm.append(out.pcm16_bytes())
             elif isinstance(out, Paused):
                 print(f"paused after: {out.spoken!r}")

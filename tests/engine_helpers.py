@@ -9,7 +9,7 @@ import numpy as np
 
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Event, Frame, Output
+from tts_service.engine.types import Event, Output, SpeechFrame
 
 
 def pump(session: EngineSession) -> list[Output]:
@@ -33,17 +33,17 @@ def pump_frames(session: EngineSession, max_frames: int) -> list[Output]:
                 break
             continue
         outputs.append(item)
-        if isinstance(item, Frame):
+        if isinstance(item, SpeechFrame):
             frames += 1
     return outputs
 
 
-def frames_of(outputs: list[Output]) -> list[Frame]:
-    return [o for o in outputs if isinstance(o, Frame)]
+def frames_of(outputs: list[Output]) -> list[SpeechFrame]:
+    return [o for o in outputs if isinstance(o, SpeechFrame)]
 
 
 def events_of(outputs: list[Output]) -> list[Event]:
-    return [o for o in outputs if not isinstance(o, Frame)]
+    return [o for o in outputs if not isinstance(o, SpeechFrame)]
 
 
 def words_of(outputs: list[Output]) -> list[str]:

@@ -51,11 +51,11 @@ async def settled_census(state: AgentState, before: Census) -> Census:
     """The census once the call has wound down: its pipeline stopped, and the endpoint that ran it
     returned (bounded: a call that never lets go is reported by the assertions, not waited on)."""
     reading = census()
-    for _ in range(100):
+    for _ in range(20):
         idle = not any(state.calls.values()) and not state.live
         if idle and all(n <= before.objects.get(k, 0) for k, n in reading.objects.items()):
             break
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.25)
         reading = census()
     return reading
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tts_service.engine.conditioner import UnitConditioner, raised_cosine
-from tts_service.engine.ports import UnitAudio, WordTime
+from tts_service.dsp import raised_cosine
+from tts_service.engine.conditioner import UnitConditioner
+from tts_service.engine.ports import UnitAudio
 from tts_service.engine.segmenter import Boundary
+from tts_service.engine.types import WordMark
 
 SR = 24000
 
@@ -15,7 +17,7 @@ def _unit(amp: float, lead: int = 7200, speech: int = 24000, tail: int = 9600) -
     t = np.arange(speech) / SR
     body = (amp * np.sin(2 * np.pi * 180 * t)).astype(np.float32)
     audio = np.concatenate([np.zeros(lead, np.float32), body, np.zeros(tail, np.float32)])
-    return UnitAudio(audio, (WordTime("word", lead, lead + speech),), lead, lead + speech)
+    return UnitAudio(audio, (WordMark("word", lead, lead + speech),), lead, lead + speech)
 
 
 def test_trims_lead_and_tail_silence_keeping_a_margin() -> None:

@@ -19,8 +19,8 @@ from toy_backends import ToneBackend
 
 from transports.webrtc.engine_track import PACKETS_PER_FRAME, EngineTrack
 from tts_service.engine.clock import FakeClock
-from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Event, Frame, Output, Paused, Resumed
+from tts_service.engine.session import EngineSession, SessionConfig, SessionState
+from tts_service.engine.types import Event, Output, Paused, Resumed, SpeechFrame
 
 RATE = 48000
 PACKET = RATE // 50
@@ -38,6 +38,10 @@ class InlineSource:
     def sample_rate(self) -> int:
         return self.session.sample_rate
 
+    @property
+    def state(self) -> SessionState:
+        return self.session.state
+
     def next_output_nowait(self) -> Output | None:
         if self.stall:
             self.stall -= 1
@@ -47,11 +51,11 @@ class InlineSource:
                 return None
         return item
 
-    def pause(self) -> None:
-        self.session.pause()
+    def pause(self) -> Paused:
+        return self.session.pause()
 
-    def resume(self) -> None:
-        self.session.resume()
+    def resume(self) -> Resumed:
+        return self.session.resume()
 
 
 def speaking(clock: FakeClock) -> InlineSource:
@@ -75,7 +79,7 @@ async def take(track: EngineTrack, clock: FakeClock, n: int) -> list[AudioFrame]
     return out
 
 
-def quarters(frames: list[Frame]) -> list[npt.NDArray[np.int16]]:
+def quarters(frames: list[SpeechFrame]) -> list[npt.NDArray[np.int16]]:
     """Each frame's four 20 ms quarters, in order."""
     pcm = [np.frombuffer(f.pcm16_bytes(), dtype="<i2") for f in frames]
     return [p[q * PACKET : (q + 1) * PACKET] for p in pcm for q in range(PACKETS_PER_FRAME)]
@@ -84,7 +88,7 @@ def quarters(frames: list[Frame]) -> list[npt.NDArray[np.int16]]:
 def test_packets_are_20ms_quarters_of_the_engine_frames_with_integer_pts() -> None:
     """Every packet is 960 samples at 48 kHz, pts counts samples, and the audio is the frames' quarters."""
     clock, truth_clock = FakeClock(), FakeClock()
-    truth = [o for o in _drain(speaking(truth_clock)) if isinstance(o, Frame)]
+    truth = [o for o in _drain(speaking(truth_clock)) if isinstance(o, SpeechFrame)]
     track = EngineTrack(speaking(clock), clock=clock, trace_packets=1000)
 
     packets = asyncio.run(take(track, clock, 4 * len(truth) + 8))

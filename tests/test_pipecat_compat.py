@@ -6,16 +6,20 @@ before it changes how a call behaves.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
+import pytest
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 
 from agent.vad import vad_params
 from tts_service import pipecat_compat as compat
+from tts_service.tested_version import TestedVersion
 
 
 def test_the_installed_pipecat_is_the_tested_release_line() -> None:
     """pyproject pins the release line the compat module was written against."""
-    assert compat.check_pipecat(), compat.PIPECAT_VERSION
+    assert compat.TESTED_PIPECAT.check(), compat.TESTED_PIPECAT.installed
 
 
 def test_a_shared_silero_analyzer_has_exactly_the_attributes_pipecats_constructor_sets() -> None:
@@ -41,3 +45,17 @@ def test_shared_silero_analyzers_score_like_pipecats_own_on_one_session() -> Non
         expected = float(np.asarray(own.voice_confidence(window)).item())
         assert float(np.asarray(a.voice_confidence(window)).item()) == expected
         assert float(np.asarray(b.voice_confidence(window)).item()) == expected
+
+
+def test_another_release_line_is_warned_about_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A distribution off its tested line: False, and one warning naming the contract test."""
+    other = TestedVersion("pipecat-ai", "0.9", contract_test="tests/test_pipecat_compat.py")
+    missing = TestedVersion("no-such-distribution-here", "1.0", contract_test="tests/x.py")
+    with caplog.at_level(logging.WARNING, logger="warmline.compat"):
+        assert not other.check() and not other.check()
+        assert missing.installed is None and not missing.check()
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [
+        f"pipecat-ai {other.installed}",
+        "no-such-distribution-here (not installed)",
+    ]
+    assert "tests/test_pipecat_compat.py" in caplog.records[0].getMessage()

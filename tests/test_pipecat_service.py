@@ -55,8 +55,7 @@ from toy_backends import ToneBackend
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
-from tts_service.engine.types import Frame as EngineFrame
-from tts_service.engine.types import frame_samples
+from tts_service.engine.types import SpeechFrame, frame_samples
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -227,7 +226,7 @@ def tone_service(runtime: EngineRuntime, **kwargs: Any) -> WarmlineTTSService:
 
 def truth_frames(
     backend: Backend, text: str, *, config: SessionConfig | None = None, flush: bool = True
-) -> list[EngineFrame]:
+) -> list[SpeechFrame]:
     """The frames the engine makes for ``text`` when time stands still (no hold ever fires)."""
     session = EngineSession(backend, config or SessionConfig(), clock=frozen_clock)
     session.start(text)
@@ -236,7 +235,7 @@ def truth_frames(
     return frames_of(pump(session))
 
 
-def words_before(frames: Sequence[EngineFrame], num_frames: int) -> str:
+def words_before(frames: Sequence[SpeechFrame], num_frames: int) -> str:
     """The words whose audio starts in the first ``num_frames`` frames, as the context joins them."""
     return " ".join(w.word for f in frames[:num_frames] for w in f.words)
 
@@ -246,7 +245,7 @@ def tokens(text: str, size: int = 3) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def cut_point(frames: Sequence[EngineFrame], where: str) -> int:
+def cut_point(frames: Sequence[SpeechFrame], where: str) -> int:
     """How many frames to play so the barge-in lands ``where`` in the answer."""
     marks = [w for f in frames for w in f.words]
     edge = frame_samples(frames[0].sample_rate)
@@ -412,7 +411,7 @@ def test_words_of_a_sentence_the_llm_has_not_finished_reach_the_context() -> Non
     run(main)
 
 
-def held_truth(backend: Backend, text: str) -> list[EngineFrame]:
+def held_truth(backend: Backend, text: str) -> list[SpeechFrame]:
     """The frames for unfinished ``text`` once its hold has expired (its last partial word unsaid)."""
     clock = FakeClock()
     session = EngineSession(backend, SessionConfig(), clock=clock)

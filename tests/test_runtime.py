@@ -10,7 +10,7 @@ from toy_backends import BatchToyFrameBackend, ToneBackend
 
 from tts_service.engine.ports import UnitAudio, VoiceState
 from tts_service.engine.session import SessionConfig, SessionState
-from tts_service.engine.types import Done, Frame, Output, Paused
+from tts_service.engine.types import Done, Output, Paused, SpeechFrame
 from tts_service.errors import CapacityError
 from tts_service.runtime import EngineRuntime, RuntimeSession
 
@@ -51,7 +51,7 @@ async def collect(session: RuntimeSession, until: type = Done, timeout_s: float 
 
 
 def words(outputs: list[Output]) -> list[str]:
-    return [w.word for o in outputs if isinstance(o, Frame) for w in o.words]
+    return [w.word for o in outputs if isinstance(o, SpeechFrame) for w in o.words]
 
 
 def test_model_load_and_compute_never_run_on_the_event_loop() -> None:
@@ -125,7 +125,7 @@ def test_earliest_deadline_first_serves_a_starting_call_before_a_buffered_one() 
         async with EngineRuntime(backend, workers=1) as rt:
             buffered = await rt.open_session(SessionConfig(refill_below_ms=100_000))
             buffered.start("First of many, ")
-            assert await collect(buffered, until=Frame)  # buffered now has audio queued up
+            assert await collect(buffered, until=SpeechFrame)  # buffered now has audio queued up
             backend.gate.clear()
             blocker = await rt.open_session()
             blocker.start("Blocker one, ")  # the only worker takes this and waits at the gate
@@ -136,7 +136,7 @@ def test_earliest_deadline_first_serves_a_starting_call_before_a_buffered_one() 
             await asyncio.sleep(0.05)
             assert rt.queue_depth == 2
             backend.gate.set()
-            await collect(fresh, until=Frame)
+            await collect(fresh, until=SpeechFrame)
             for _ in range(200):  # let the buffered session's job run too
                 if "and more." in backend.order:
                     break
@@ -157,13 +157,13 @@ def test_pause_through_the_runtime_stops_frames_at_once() -> None:
             s.flush()
             got = 0
             async for item in s:
-                if isinstance(item, Frame):
+                if isinstance(item, SpeechFrame):
                     got += 1
                     if got == 5:
                         s.pause()
                         break
             tail = await collect(s, until=Paused)
-            assert sum(isinstance(o, Frame) for o in tail) <= 1
+            assert sum(isinstance(o, SpeechFrame) for o in tail) <= 1
             await asyncio.sleep(0.1)
             assert s.next_output_nowait() is None
             assert s.state is SessionState.PAUSED
@@ -180,7 +180,7 @@ def test_hold_timer_fires_from_the_loop() -> None:
         async with EngineRuntime(backend, workers=1) as rt:
             s = await rt.open_session(SessionConfig(first_unit_hold_s=0.05))
             s.start("one two three four")
-            out = await collect(s, until=Frame, timeout_s=5)
+            out = await collect(s, until=SpeechFrame, timeout_s=5)
             assert words(out)[0] == "one"
             assert backend.calls == ["one two three"]  # the unfinished last word waits
             await s.aclose()

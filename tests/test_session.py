@@ -15,11 +15,11 @@ from tts_service.engine.types import (
     SUPPORTED_SAMPLE_RATES,
     Done,
     ErrorEvent,
-    Frame,
     Paused,
     Reset,
     Resumed,
     SampleFormat,
+    SpeechFrame,
     frame_samples,
 )
 from tts_service.errors import (
@@ -94,23 +94,23 @@ EXPECTED: dict[str, dict[SessionState, SessionState | type[Exception]]] = {
         S.CLOSED: SessionClosedError,
     },
     "flush": {
-        S.IDLE: S.IDLE,
+        S.IDLE: InvalidStateError,
         S.SPEAKING: S.FLUSHING,
-        S.FLUSHING: S.FLUSHING,
+        S.FLUSHING: InvalidStateError,
         S.PAUSED: S.PAUSED,
         S.CLOSED: SessionClosedError,
     },
     "pause": {
-        S.IDLE: S.IDLE,
+        S.IDLE: InvalidStateError,
         S.SPEAKING: S.PAUSED,
         S.FLUSHING: S.PAUSED,
-        S.PAUSED: S.PAUSED,
+        S.PAUSED: InvalidStateError,
         S.CLOSED: SessionClosedError,
     },
     "resume": {
-        S.IDLE: S.IDLE,
-        S.SPEAKING: S.SPEAKING,
-        S.FLUSHING: S.FLUSHING,
+        S.IDLE: InvalidStateError,
+        S.SPEAKING: InvalidStateError,
+        S.FLUSHING: InvalidStateError,
         S.PAUSED: S.SPEAKING,
         S.CLOSED: SessionClosedError,
     },
@@ -506,7 +506,7 @@ def test_frames_are_frozen_values() -> None:
     s.start("Hi.")
     s.flush()
     frame = frames_of(pump(s))[0]
-    assert isinstance(frame, Frame)
+    assert isinstance(frame, SpeechFrame)
     with pytest.raises(AttributeError):
         frame.index = 5  # type: ignore[misc]
 

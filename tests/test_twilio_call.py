@@ -43,7 +43,7 @@ from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Frame
+from tts_service.engine.types import SpeechFrame
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -63,7 +63,7 @@ def frozen_clock() -> float:
     return 0.0
 
 
-def truth_frames(backend: Backend, text: str) -> list[Frame]:
+def truth_frames(backend: Backend, text: str) -> list[SpeechFrame]:
     """The bot's frames for ``text`` at 8 kHz, computed offline as the service's session makes them."""
     session = EngineSession(backend, SessionConfig(sample_rate=8000), clock=frozen_clock)
     session.start(text)
@@ -77,7 +77,7 @@ def speech(backend: Backend, text: str) -> bytes:
     return g711.encode(pcm).tobytes()
 
 
-def words_of(frames: list[Frame]) -> list[str]:
+def words_of(frames: list[SpeechFrame]) -> list[str]:
     return [w.word for f in frames for w in f.words]
 
 

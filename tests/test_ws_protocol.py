@@ -27,16 +27,18 @@ def code_of(message: str | bytes, **kwargs: int) -> str:
 
 def test_dia2stream_commands_parse() -> None:
     """The four dia2stream commands parse, speaker tags and all."""
-    assert wp.parse_command('{"cmd": "start", "text": "[S1] Hello world!"}') == wp.Start("[S1] Hello world!")
-    assert wp.parse_command('{"cmd": "inject", "text": "[S1] More."}') == wp.Inject("[S1] More.")
-    assert wp.parse_command('{"cmd": "pause"}') == wp.Pause()
-    assert wp.parse_command('{"cmd": "reset"}') == wp.Reset()
+    assert wp.parse_command('{"cmd": "start", "text": "[S1] Hello world!"}') == wp.StartCommand(
+        "[S1] Hello world!"
+    )
+    assert wp.parse_command('{"cmd": "inject", "text": "[S1] More."}') == wp.InjectCommand("[S1] More.")
+    assert wp.parse_command('{"cmd": "pause"}') == wp.PauseCommand()
+    assert wp.parse_command('{"cmd": "reset"}') == wp.ResetCommand()
 
 
 def test_extension_commands_parse() -> None:
     """flush, resume and a full config parse into their dataclasses."""
-    assert wp.parse_command('{"cmd": "flush"}') == wp.Flush()
-    assert wp.parse_command('{"cmd": "resume"}') == wp.Resume()
+    assert wp.parse_command('{"cmd": "flush"}') == wp.FlushCommand()
+    assert wp.parse_command('{"cmd": "resume"}') == wp.ResumeCommand()
     config = wp.parse_command(
         json.dumps(
             {
@@ -50,14 +52,14 @@ def test_extension_commands_parse() -> None:
             }
         )
     )
-    assert config == wp.Configure("heart", 8000, wp.Encoding.MULAW, 1.0, True, False)
+    assert config == wp.ConfigureCommand("heart", 8000, wp.Encoding.MULAW, 1.0, True, False)
 
 
 def test_start_text_is_optional_and_unknown_fields_are_ignored() -> None:
     """start without text is an empty turn; fields a later protocol may add do not break v1."""
-    assert wp.parse_command('{"cmd": "start"}') == wp.Start("")
-    assert wp.parse_command('{"cmd": "pause", "reason": "barge-in"}') == wp.Pause()
-    assert wp.parse_command('{"cmd": "config"}') == wp.Configure()
+    assert wp.parse_command('{"cmd": "start"}') == wp.StartCommand("")
+    assert wp.parse_command('{"cmd": "pause", "reason": "barge-in"}') == wp.PauseCommand()
+    assert wp.parse_command('{"cmd": "config"}') == wp.ConfigureCommand()
 
 
 @pytest.mark.parametrize(
@@ -100,19 +102,19 @@ def test_message_size_counts_utf8_bytes() -> None:
     text = json.dumps({"cmd": "start", "text": "é" * 40}, ensure_ascii=False)
     assert len(text) < 100 < len(text.encode())
     assert code_of(text, max_bytes=100) == "message_too_large"
-    assert wp.parse_command(text, max_bytes=200) == wp.Start("é" * 40)
+    assert wp.parse_command(text, max_bytes=200) == wp.StartCommand("é" * 40)
 
 
 def test_commands_round_trip_through_encode_command() -> None:
     """encode_command is parse_command's inverse for every command."""
     commands: list[wp.Command] = [
-        wp.Start("hi"),
-        wp.Inject(" there"),
-        wp.Flush(),
-        wp.Pause(),
-        wp.Resume(),
-        wp.Reset(),
-        wp.Configure(sample_rate=16000, encoding=wp.Encoding.PCM16, streaming=True),
+        wp.StartCommand("hi"),
+        wp.InjectCommand(" there"),
+        wp.FlushCommand(),
+        wp.PauseCommand(),
+        wp.ResumeCommand(),
+        wp.ResetCommand(),
+        wp.ConfigureCommand(sample_rate=16000, encoding=wp.Encoding.PCM16, streaming=True),
     ]
     for command in commands:
         assert wp.parse_command(wp.encode_command(command)) == command
@@ -202,7 +204,7 @@ def test_codec_modules_import_no_io() -> None:
     forbidden = ("asyncio", "socket", "starlette", "uvicorn", "websockets", "prometheus_client")
     code = (
         "import sys\n"
-        "import transports.ws.protocol, transports.g711, transports.pacing, transports.security\n"
+        "import transports.ws.protocol, transports.g711, tts_service.engine.listener, transports.security\n"
         f"print(','.join(m for m in {forbidden!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -238,5 +240,12 @@ def test_any_message_parses_or_raises_protocol_error_only(message: str | bytes) 
         assert exc.code and str(exc)
     else:
         assert isinstance(
-            command, wp.Start | wp.Inject | wp.Flush | wp.Pause | wp.Resume | wp.Reset | wp.Configure
+            command,
+            wp.StartCommand
+            | wp.InjectCommand
+            | wp.FlushCommand
+            | wp.PauseCommand
+            | wp.ResumeCommand
+            | wp.ResetCommand
+            | wp.ConfigureCommand,
         )

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tts_service.engine.ports import Capabilities, FrameStep, UnitAudio, VoiceState, WordTime
+from tts_service.engine.ports import Capabilities, FrameStep, UnitAudio, VoiceState
+from tts_service.engine.types import WordMark
 from tts_service.errors import SynthesisError, UnknownVoiceError
 
 SR = 24000
@@ -74,7 +75,7 @@ class ToneBackend:
         for i, w in enumerate(words):
             n = int(len(w) * SAMPLES_PER_CHAR / speed)
             parts.append(_burst(n, base + 20 * (i % 5), self.amp))
-            times.append(WordTime(w, pos, pos + n))
+            times.append(WordMark(w, pos, pos + n))
             pos += n
             gap = 600
             parts.append(np.zeros(gap, np.float32))
@@ -142,14 +143,14 @@ class ToyFrameBackend:
 
     def step(self, state: VoiceState) -> FrameStep:
         assert isinstance(state, ToyFrameState)
-        words: tuple[WordTime, ...] = ()
+        words: tuple[WordMark, ...] = ()
         if state.current is None:
             if not state.queue:
                 return FrameStep(np.zeros(0, np.float32), (), finished=state.ended)
             w = state.queue.pop(0)
             frames = max(1, len(w) // 3)
             state.current = (w, frames)
-            words = (WordTime(w, 0, frames * self.FRAME),)
+            words = (WordMark(w, 0, frames * self.FRAME),)
         w, left = state.current
         t = (np.arange(self.FRAME) + state.phase) / SR
         state.phase += self.FRAME

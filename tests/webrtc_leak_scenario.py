@@ -31,12 +31,12 @@ from av import AudioFrame
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tts_service.backends.hibari.backend import HibariBackend
 from webrtc_call_scenario import run_in_namespace, wait_for
 
 from agent.server import AgentSettings, AgentState, create_agent_app
 from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.benchmark.census import Census, census
 from tts_service.runtime import EngineRuntime
 
@@ -149,10 +149,10 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
 async def settled(before: Census) -> Census:
     """The census once nothing of the call is left (bounded: the test judges what remains)."""
     reading = census()
-    for _ in range(100):
+    for _ in range(20):
         if all(n <= before.objects.get(k, 0) for k, n in reading.objects.items()):
             break
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.25)
         reading = census()
     return reading
 

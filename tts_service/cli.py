@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 
 from tts_service.backends import available_backends, create_backend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import SUPPORTED_SAMPLE_RATES, Done, ErrorEvent, Frame, Output, SampleFormat
+from tts_service.engine.types import (
+    SUPPORTED_SAMPLE_RATES,
+    Done,
+    ErrorEvent,
+    Output,
+    SampleFormat,
+    SpeechFrame,
+)
 
 #: text handed to the engine at once when a whole file or stdin is spoken
 _CHUNK_CHARS = 2048
@@ -38,7 +45,7 @@ class _Capture:
 
     def take(self, outputs: Sequence[Output]) -> None:
         for out in outputs:
-            if isinstance(out, Frame):
+            if isinstance(out, SpeechFrame):
                 if self.t_first_frame is None:
                     self.t_first_frame = time.perf_counter()
                 self.pcm.append(out.pcm16_bytes())

@@ -12,7 +12,8 @@ clients may switch on); messages are for people and may change.
     │   ├── InvalidSpeedError          invalid_speed
     │   └── UnknownVoiceError          unknown_voice
     ├── InvalidStateError              invalid_state
-    │   └── SessionClosedError         session_closed
+    │   ├── SessionClosedError         session_closed
+    │   └── BusyError                  busy
     ├── BackendError                   backend_error
     │   ├── ModelNotAvailableError     model_not_available
     │   └── SynthesisError             synthesis_failed
@@ -97,6 +98,12 @@ class SessionClosedError(InvalidStateError):
     """A verb called on a closed session."""
 
     code = "session_closed"
+
+
+class BusyError(InvalidStateError):
+    """Too many turns already wait behind the one being spoken."""
+
+    code = "busy"
 
 
 class BackendError(WarmlineError, RuntimeError):

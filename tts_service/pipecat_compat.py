@@ -5,51 +5,77 @@ named for what it does, so that a Pipecat release that moves one breaks this mod
 contract test (``tests/test_pipecat_compat.py``) loudly, instead of silently changing how a
 call behaves:
 
+* ``promote_pending_words``: make a TTS service's pending LLM text matchable before the words
+  of its audio are reported (``TTSService._aggregated_frame_sequencer`` and
+  ``_push_sequencer_frames``; see ``WarmlineTTSService`` for why).
 * ``shared_silero_analyzer``: a ``SileroVADAnalyzer`` on one process-wide ONNX session. Pipecat
   loads the model per analyzer (about 5 MB and 50 ms, on the event loop, for every call); the
   session is stateless and thread-safe, the recurrent state lives in each ``SileroOnnxModel``.
+* ``AudioOrderedOutputTransport``: an output transport that queues the frames it chooses in
+  order with its audio instead of timing them by their pts (it overrides
+  ``BaseOutputTransport._handle_frame`` and uses ``_media_senders``; the Twilio transport is one).
 
-``TESTED_PIPECAT`` is the release line this module was written against; ``check_pipecat()`` logs
+``TESTED_PIPECAT`` is the release line this module was written against; ``TESTED_PIPECAT.check()`` logs
 one warning on another (the contract test tells whether it still holds). This module imports
 Pipecat at import time: only modules that already need Pipecat import it.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from importlib import resources
-from importlib.metadata import version
 from typing import Any
 
 import onnxruntime
 from pipecat.audio.vad.silero import SileroOnnxModel, SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
+from pipecat.frames.frames import Frame
+from pipecat.services.tts_service import TTSService
+from pipecat.transports.base_output import BaseOutputTransport
 
-log = logging.getLogger("warmline.pipecat")
+from tts_service.tested_version import TestedVersion
 
 #: the Pipecat release line (major.minor) these internals were read from
-TESTED_PIPECAT = "1.14"
-PIPECAT_VERSION = version("pipecat-ai")
+TESTED_PIPECAT = TestedVersion("pipecat-ai", "1.14", contract_test="tests/test_pipecat_compat.py")
 
-_warned = False
 _silero_lock = threading.Lock()
 _silero_session: Any = None
 
 
-def check_pipecat() -> bool:
-    """True on the tested release line; otherwise logs one warning and returns False."""
-    global _warned
-    tested = PIPECAT_VERSION.split(".")[:2] == TESTED_PIPECAT.split(".")
-    if not tested and not _warned:
-        _warned = True
-        log.warning(
-            "pipecat-ai %s: Warmline's compat module was written against %s.x; "
-            "run tests/test_pipecat_compat.py to check it still holds",
-            PIPECAT_VERSION,
-            TESTED_PIPECAT,
-        )
-    return tested
+# -- TTS services -------------------------------------------------------------------------------
+
+
+async def promote_pending_words(service: TTSService, context_id: str) -> None:
+    """Promote everything the service's word matcher holds for ``context_id`` to a segment.
+
+    In TOKEN mode Pipecat regroups tokens into sentences and buffers reported words until the
+    sentence is complete; this finalizes the pending text now, through the service's own path
+    that keeps the sequencer's frames in audio order.
+    """
+    sequencer = service._aggregated_frame_sequencer
+    await service._push_sequencer_frames(await sequencer.finalize(context_id), context_id)
+
+
+# -- output transports --------------------------------------------------------------------------
+
+
+class AudioOrderedOutputTransport(BaseOutputTransport):
+    """An output transport that queues chosen frames behind its audio instead of by their pts.
+
+    Subclasses say which frames with ``queue_with_audio``; those go to their destination's media
+    sender as sync frames, so they leave exactly when the audio before them has been written.
+    """
+
+    def queue_with_audio(self, frame: Frame) -> bool:
+        """True for a frame that should wait for the audio queued before it (default: none)."""
+        return False
+
+    async def _handle_frame(self, frame: Frame) -> None:
+        sender = self._media_senders.get(frame.transport_destination)
+        if sender is not None and self.queue_with_audio(frame):
+            await sender.handle_sync_frame(frame)
+            return
+        await super()._handle_frame(frame)
 
 
 # -- Silero on one shared ONNX session ------------------------------------------------------------
@@ -86,7 +112,7 @@ def shared_silero_analyzer(params: VADParams) -> SileroVADAnalyzer:
     analyzer's own setup, then the attributes Silero's constructor sets (its model and the two
     counters of its state resets).
     """
-    check_pipecat()
+    TESTED_PIPECAT.check()
     analyzer = SileroVADAnalyzer.__new__(SileroVADAnalyzer)
     VADAnalyzer.__init__(analyzer, sample_rate=None, params=params)
     analyzer._model = _SharedSileroModel(silero_session())
@@ -96,9 +122,9 @@ def shared_silero_analyzer(params: VADParams) -> SileroVADAnalyzer:
 
 
 __all__ = [
-    "PIPECAT_VERSION",
     "TESTED_PIPECAT",
-    "check_pipecat",
+    "AudioOrderedOutputTransport",
+    "promote_pending_words",
     "shared_silero_analyzer",
     "silero_session",
 ]

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -58,11 +57,13 @@ from pipecat.services.tts_service import TextAggregationMode, TTSService
 from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
 
 from tts_service.backends import create_backend
+from tts_service.engine.listener import ListenerClock
 from tts_service.engine.ports import Backend
-from tts_service.engine.session import SessionConfig, SessionState
-from tts_service.engine.types import Done, ErrorEvent, Output, check_sample_rate
-from tts_service.engine.types import Frame as EngineFrame
+from tts_service.engine.session import SessionConfig
+from tts_service.engine.turns import Conversation, Turn
+from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
+from tts_service.pipecat_compat import promote_pending_words
 from tts_service.runtime import EngineRuntime, RuntimeSession
 
 #: how far ahead of real time the service hands audio to Pipecat; the engine computes at most
@@ -79,22 +80,6 @@ class WarmlineTTSSettings(TTSSettings):
     """Runtime-updatable settings: ``voice`` (from ``TTSSettings``) and ``speed`` (0.5-2.0)."""
 
     speed: float | NotGiven | None = field(default_factory=lambda: NOT_GIVEN)
-
-
-@dataclass(slots=True, eq=False)
-class _Turn:
-    """One audio context's text on its way through the engine; turns run one at a time, in order."""
-
-    context_id: str
-    #: text that arrived before the engine started this turn
-    pending: list[str] = field(default_factory=list)
-    flushed: bool = False
-    #: the engine's turn id once started
-    turn_id: int | None = None
-    #: loop time at which the turn's first frame was handed on (for pacing)
-    first_frame_s: float | None = None
-    #: turn sample at which the audio context last (re)started: word times count from there
-    context_origin: int = 0
 
 
 class WarmlineTTSService(TTSService):
@@ -149,7 +134,12 @@ class WarmlineTTSService(TTSService):
         )
         self._session: RuntimeSession | None = None
         self._reader: asyncio.Task[None] | None = None
-        self._turns: deque[_Turn] = deque()
+        #: the one turn model over the session (one turn per audio context), from StartFrame
+        self._turns: Conversation | None = None
+        #: the sample of each turn at which its audio context last (re)opened: word times count from it
+        self._context_origin: dict[Turn, int] = {}
+        #: the listener of what this service hands on; it runs at most ``max_lead_s`` ahead of it
+        self._listener = ListenerClock(max_lead_s or 0.0)
         self._starting_turn = False
         #: the unfinished last word of the LLM text so far (see _hold_partial_word)
         self._word_tail = ""
@@ -190,7 +180,8 @@ class WarmlineTTSService(TTSService):
 
     async def stop(self, frame: EndFrame) -> None:
         """Finish every queued turn, let Pipecat play it out, then close the session."""
-        self._flush_all()
+        if self._turns is not None:
+            self._turns.finish_all()
         await super().stop(frame)
         await self._close_session()
 
@@ -224,22 +215,24 @@ class WarmlineTTSService(TTSService):
 
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[PipecatFrame | None, None]:
         """Hand ``text`` to the engine (no audio here: the reader task delivers it)."""
-        self._turn_for(context_id).pending.append(text)
-        await self._feed_turns()
+        turns = self._turns
+        if turns is not None:
+            turn = turns.find(context_id) or turns.open(key=context_id, now_s=self._now())
+            if self._verb(turns.add_text, turn, text):
+                await self._start_next()
         yield None
 
     async def flush_audio(self, context_id: str | None = None) -> None:
         """The context's text is complete: the engine speaks its tail and then reports ``Done``."""
-        for turn in self._turns:
-            if turn.context_id == context_id and not turn.flushed:
-                turn.flushed = True
-                if turn.turn_id is not None and self._session is not None:
-                    self._verb(self._session.flush)
+        if self._turns is not None:
+            for turn in self._turns.turns:
+                if turn.key == context_id:
+                    self._verb(self._turns.finish, turn)
 
     async def on_audio_context_interrupted(self, context_id: str) -> None:
         """Barge-in: silence the engine at once and forget the interrupted turn."""
         await super().on_audio_context_interrupted(context_id)
-        await self._drop_turns(lambda turn: turn.context_id == context_id)
+        await self._drop_turns(lambda turn: turn.key == context_id)
 
     # -- text in ------------------------------------------------------------------------------
 
@@ -256,77 +249,51 @@ class WarmlineTTSService(TTSService):
         frame.text, self._word_tail = text[:cut], text[cut:]
         return bool(frame.text)
 
-    def _turn_for(self, context_id: str) -> _Turn:
-        for turn in reversed(self._turns):
-            if turn.context_id == context_id and not turn.flushed:
-                return turn
-        turn = _Turn(context_id)
-        self._turns.append(turn)
-        return turn
-
-    async def _feed_turns(self) -> None:
-        """Give the head turn's waiting text to the engine, starting the turn if it is new."""
+    async def _start_next(self) -> None:
+        """Start the head turn once the engine is free, with the current voice and speed."""
+        turns = self._turns
         session = self._session
-        if session is None or self._starting_turn or not self._turns:
+        if turns is None or session is None or self._starting_turn:
             return
-        head = self._turns[0]
-        if head.turn_id is None:
-            await self._start_turn(session, head)
-        elif head.pending:
-            text = "".join(head.pending)
-            head.pending.clear()
-            self._verb(session.inject, text)
-
-    async def _start_turn(self, session: RuntimeSession, turn: _Turn) -> None:
-        """Start ``turn`` on the idle engine with the current voice and speed."""
+        head = turns.startable()
+        if head is None:
+            return
         self._starting_turn = True
         try:
             await self._apply_settings(session)
         finally:
             self._starting_turn = False
-        if session is not self._session or not self._turns or self._turns[0] is not turn:
-            return await self._feed_turns()  # dropped while the voice loaded
-        text = "".join(turn.pending)
-        turn.pending.clear()
-        if not self._verb(session.start, text):
-            await self._finish_turn(turn)
-            return
-        turn.turn_id = session.engine.turn_id
-        if turn.flushed:
-            self._verb(session.flush)
+        if session is not self._session or turns.startable() is not head:
+            return await self._start_next()  # dropped while the voice loaded
+        if not self._verb(turns.start, head):
+            turns.drop(lambda turn: turn is head)
+            await self._end_context(head)
+            await self._start_next()
 
-    def _verb(self, verb: Callable[..., None], *args: str) -> bool:
-        """Call an engine verb; a refused verb is logged, never fatal to the pipeline."""
+    def _verb(self, verb: Callable[..., object], *args: object) -> bool:
+        """Call a turn-model verb; a refused one is logged, never fatal to the pipeline."""
         try:
             verb(*args)
         except WarmlineError as exc:
-            logger.warning(f"{self}: engine refused {verb.__name__}: {exc}")
+            logger.warning(f"{self}: engine refused {getattr(verb, '__name__', verb)}: {exc}")
             return False
         return True
 
-    def _flush_all(self) -> None:
-        for turn in self._turns:
-            turn.flushed = True
-        if self._turns and self._turns[0].turn_id is not None and self._session is not None:
-            self._verb(self._session.flush)
-
     # -- turns out ----------------------------------------------------------------------------
 
-    async def _drop_turns(self, doomed: Callable[[_Turn], bool]) -> None:
+    async def _drop_turns(self, doomed: Callable[[Turn], bool]) -> None:
         """Forget the turns ``doomed`` selects; if the engine is speaking one, silence it."""
-        head = self._turns[0] if self._turns else None
-        self._turns = deque(t for t in self._turns if not doomed(t))
-        session = self._session
-        if head is not None and doomed(head) and head.turn_id is not None and session is not None:
-            if session.state in (SessionState.SPEAKING, SessionState.FLUSHING):
-                self._verb(session.pause)
-            self._verb(session.reset)
+        if self._turns is None:
+            return
+        for turn in self._turns.drop(doomed):
+            self._context_origin.pop(turn, None)
+        self._listener.restart()
         # An uninterruptible context queued behind the dropped one takes the engine next.
-        await self._feed_turns()
+        await self._start_next()
 
     async def _drop_orphaned_turns(self) -> None:
         """After an interruption, forget turns whose audio context Pipecat has dropped."""
-        await self._drop_turns(lambda turn: not self.audio_context_available(turn.context_id))
+        await self._drop_turns(lambda turn: not self.audio_context_available(str(turn.key)))
 
     def _desired_voice_speed(self) -> tuple[str, float]:
         voice = self._settings.voice if is_given(self._settings.voice) else None
@@ -355,6 +322,8 @@ class WarmlineTTSService(TTSService):
             self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
         )
         self._session = await self._runtime.open_session(config)
+        # The bot's turn is over at each Done: the next answer starts from a fresh prefix.
+        self._turns = Conversation(self._session, reset_after_done=True)
         self._reader = self.create_task(self._read_engine(self._session), "warmline-engine-reader")
 
     async def _close_session(self) -> None:
@@ -364,7 +333,8 @@ class WarmlineTTSService(TTSService):
         if self._session is not None:
             await self._session.aclose()
             self._session = None
-        self._turns.clear()
+        self._turns = None
+        self._context_origin.clear()
         self._word_tail = ""
 
     async def _read_engine(self, session: RuntimeSession) -> None:
@@ -377,44 +347,50 @@ class WarmlineTTSService(TTSService):
                 await self.push_error(f"{self}: could not deliver engine output: {exc}", exception=exc)
 
     async def _deliver(self, out: Output) -> None:
-        head = self._turns[0] if self._turns else None
-        if head is None or head.turn_id != out.turn_id:
+        turn = self._turns.route(out) if self._turns is not None else None
+        if turn is None:
             return  # an interrupted or reset turn: nothing of it may reach the pipeline
-        if isinstance(out, EngineFrame):
+        if isinstance(out, SpeechFrame):
             if not out.last_in_pause:
-                await self._deliver_frame(head, out)
+                await self._deliver_frame(turn, out)
         elif isinstance(out, Done):
-            await self._finish_turn(head)
+            self._listener.stream_break()
+            await self._end_context(turn)
+            await self._start_next()
         elif isinstance(out, ErrorEvent):
             await self.push_error(f"{self}: {out.code}: {out.message}")
 
-    async def _deliver_frame(self, turn: _Turn, frame: EngineFrame) -> None:
-        await self._pace(turn, frame)
-        if not self._turns or self._turns[0] is not turn:
+    async def _deliver_frame(self, turn: Turn, frame: SpeechFrame) -> None:
+        await self._pace()
+        turns = self._turns
+        if turns is None or turns.running is not turn:
             return  # interrupted while waiting
-        ctx = turn.context_id
+        ctx = str(turn.key)
         if not self.audio_context_available(ctx):
             # Pipecat closes a context that stays quiet for stop_frame_timeout_s (an LLM stalled
             # mid-answer) and reopens it on the next audio; its word clock restarts there too.
-            turn.context_origin = frame.sample_offset
+            self._context_origin[turn] = frame.sample_offset
+        now = self._now()
+        turns.heard(turn, frame, now_s=now)
+        self._listener.sent(now, frame.num_samples / frame.sample_rate)
         audio = TTSAudioRawFrame(frame.pcm16_bytes(), frame.sample_rate, 1, context_id=ctx)
         await self.append_to_audio_context(ctx, audio)
         if frame.words:
             await self._promote_words_for(ctx)
-            rate = frame.sample_rate
-            word_times = [(w.word, (w.start_sample - turn.context_origin) / rate) for w in frame.words]
+            rate, origin = frame.sample_rate, self._context_origin.get(turn, 0)
+            word_times = [(w.word, (w.start_sample - origin) / rate) for w in frame.words]
             await self.add_word_timestamps(word_times, ctx)
 
-    async def _pace(self, turn: _Turn, frame: EngineFrame) -> None:
-        """Hand frames on no more than ``max_lead_s`` ahead of real time."""
+    async def _pace(self) -> None:
+        """Hand frames on no more than ``max_lead_s`` ahead of the listener's real time."""
         if self._max_lead_s is None:
             return
-        now = asyncio.get_running_loop().time()
-        if turn.first_frame_s is None:
-            turn.first_frame_s = now
-        due = turn.first_frame_s + frame.sample_offset / frame.sample_rate - self._max_lead_s
-        if due > now:
-            await asyncio.sleep(due - now)
+        delay_s = self._listener.delay_s(self._now())
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+
+    def _now(self) -> float:
+        return asyncio.get_running_loop().time()
 
     async def _promote_words_for(self, context_id: str) -> None:
         """Make the context's pending text matchable before its words are reported.
@@ -425,16 +401,14 @@ class WarmlineTTSService(TTSService):
         The engine reports only words of text it was given, and that text reaches Pipecat in
         whole words, so promoting everything pending now gives every reported word a segment.
         """
-        sequencer = self._aggregated_frame_sequencer
-        await self._push_sequencer_frames(await sequencer.finalize(context_id), context_id)
+        await promote_pending_words(self, context_id)
 
-    async def _finish_turn(self, turn: _Turn) -> None:
-        self._turns.popleft()
-        await self.append_to_audio_context(turn.context_id, TTSStoppedFrame(context_id=turn.context_id))
-        await self.remove_audio_context(turn.context_id)
-        if self._session is not None:
-            self._verb(self._session.reset)
-        await self._feed_turns()
+    async def _end_context(self, turn: Turn) -> None:
+        """The turn is over (spoken, or refused): close its audio context."""
+        ctx = str(turn.key)
+        self._context_origin.pop(turn, None)
+        await self.append_to_audio_context(ctx, TTSStoppedFrame(context_id=ctx))
+        await self.remove_audio_context(ctx)
 
 
 __all__ = ["DEFAULT_MAX_LEAD_S", "WarmlineTTSService", "WarmlineTTSSettings"]

@@ -35,7 +35,7 @@ from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.jobs import FrameJob, Job, JobResult, run_frame_batch
 from tts_service.engine.ports import Backend, BatchFrameBackend, VoiceState
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
-from tts_service.engine.types import Output, SampleFormat
+from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
 from tts_service.errors import CapacityError, InvalidStateError
 
 log = logging.getLogger("warmline.runtime")
@@ -292,29 +292,41 @@ class RuntimeSession:
 
     # -- verbs --------------------------------------------------------------------------------
 
-    def start(self, text: str = "") -> None:
-        self._engine.start(text)
+    def start(self, text: str = "") -> int:
+        """``EngineSession.start``: a new turn; its turn id."""
+        turn_id = self._engine.start(text)
         self._pump()
+        return turn_id
 
-    def inject(self, text: str) -> None:
-        self._engine.inject(text)
+    def inject(self, text: str) -> int:
+        """``EngineSession.inject``: text for the running turn (or a new one); the turn id."""
+        turn_id = self._engine.inject(text)
         self._pump()
+        return turn_id
 
-    def flush(self) -> None:
-        self._engine.flush()
+    def flush(self) -> int:
+        """``EngineSession.flush``: the turn's text is complete; the turn id."""
+        turn_id = self._engine.flush()
         self._pump()
+        return turn_id
 
-    def pause(self) -> None:
-        self._engine.pause()
+    def pause(self) -> Paused:
+        """``EngineSession.pause``: barge-in; the ``Paused`` event (also queued in order)."""
+        paused = self._engine.pause()
         self._pump()
+        return paused
 
-    def resume(self) -> None:
-        self._engine.resume()
+    def resume(self) -> Resumed:
+        """``EngineSession.resume``: continue the paused turn; the ``Resumed`` event."""
+        resumed = self._engine.resume()
         self._pump()
+        return resumed
 
-    def reset(self) -> None:
-        self._engine.reset()
+    def reset(self) -> Reset:
+        """``EngineSession.reset``: drop the prefix and anything unspoken; the ``Reset`` event."""
+        event = self._engine.reset()
         self._pump()
+        return event
 
     async def configure(
         self,
@@ -323,11 +335,11 @@ class RuntimeSession:
         speed: float | None = None,
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
-    ) -> None:
-        """Change settings between turns; a new voice is loaded off the loop."""
+    ) -> SessionConfig:
+        """Change settings between turns (a new voice is loaded off the loop); the new config."""
         seed = self._engine.config.seed
         state = await self._runtime.voice_state(voice, seed) if voice is not None else None
-        self._engine.configure(
+        return self._engine.configure(
             voice=voice, speed=speed, sample_rate=sample_rate, sample_format=sample_format, voice_state=state
         )
 

@@ -6,7 +6,7 @@
     seq = await call.send_frame(mulaw_640, epoch=call.epoch)      # paced; None once interrupted
     await call.interrupt(clear=True)                              # barge-in
 
-Sending. ``send_frame`` waits for the frame's slot (``pacing.Pacer``, one monotonic clock per
+Sending. ``send_frame`` waits for the frame's slot (``engine.listener.ListenerClock``, one monotonic clock per
 call: frame k of a stream leaves at ``t0 + (k - lead_frames) * 80 ms``), then writes the
 frame's four media messages and its mark under one lock, so a ``clear`` never lands inside a
 frame and nothing of an interrupted answer follows it: ``interrupt`` bumps ``epoch`` first, and
@@ -38,11 +38,11 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from transports import g711
-from transports.pacing import Pacer
 from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
 from tts_service.engine.clock import Clock, monotonic
-from tts_service.engine.types import FRAME_MS
+from tts_service.engine.listener import ListenerClock
+from tts_service.engine.types import FRAME_S
 
 log = logging.getLogger("warmline.twilio")
 
@@ -105,8 +105,7 @@ class TwilioCall:
         self._ws = websocket
         self._stream = stream
         self._framer = ts.OutboundFramer(start.stream_sid)
-        self._lead_frames = lead_frames
-        self._pacer = Pacer(FRAME_MS / 1000, lead_frames)
+        self._pacer = ListenerClock(lead_frames * FRAME_S)
         self._media_timeout_s = media_timeout_s
         self._send_lock = asyncio.Lock()
         self._epoch = 0
@@ -201,7 +200,7 @@ class TwilioCall:
                 if not await self._send(message):
                     return None
             self.frames_sent += 1
-            if self._pacer.frame_sent(self.clock()):
+            if self._pacer.sent(self.clock(), FRAME_S):
                 self.late_frames += 1
         return seq
 
@@ -210,7 +209,7 @@ class TwilioCall:
         self._epoch += 1
         # The carrier holds none of our audio now (cleared, or all played): the next frame is the
         # start of a new stream, due at once rather than behind what was sent before.
-        self._pacer = Pacer(FRAME_MS / 1000, self._lead_frames)
+        self._pacer.restart()
         if not clear:
             return
         async with self._send_lock:  # after the frame being written, never inside it

@@ -76,13 +76,13 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.base_input import BaseInputTransport
-from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
 from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio.call import EndReason, TwilioCall
 from transports.twilio.marks import MarkLedger
+from tts_service.pipecat_compat import AudioOrderedOutputTransport
 
 log = logging.getLogger("warmline.twilio")
 
@@ -90,7 +90,7 @@ log = logging.getLogger("warmline.twilio")
 FRAME_SAMPLES = tp.FRAME_BYTES
 #: how much longer than its audio the end of a call waits for the carrier's last marks
 DRAIN_SLACK_S = 1.0
-#: frames the output handles itself instead of timing them by pts (see ``_handle_frame``)
+#: frames the output handles itself instead of timing them by pts (see ``queue_with_audio``)
 _SPECIAL = (
     InterruptionFrame,
     OutputAudioRawFrame,
@@ -163,7 +163,7 @@ class TwilioInputTransport(BaseInputTransport):
             await self.push_frame(InputDTMFFrame(button=KeypadEntry(digit)))
 
 
-class TwilioOutputTransport(BaseOutputTransport):
+class TwilioOutputTransport(AudioOrderedOutputTransport):
     """80 ms frames out as media + mark, paced; clear on barge-in; words released by marks."""
 
     def __init__(self, transport: TwilioMediaStreamTransport, params: TransportParams, **kwargs: Any) -> None:
@@ -261,13 +261,9 @@ class TwilioOutputTransport(BaseOutputTransport):
         # Uninterruptible frames were never going to be cut: let them through, in order.
         await self._release([f for f in dropped if not f.interruptible])
 
-    async def _handle_frame(self, frame: Frame) -> None:
-        """Queue frames Pipecat would time by pts in order with the audio instead (see module doc)."""
-        sender = self._media_senders.get(frame.transport_destination)
-        if frame.pts and sender is not None and not isinstance(frame, _SPECIAL):
-            await sender.handle_sync_frame(frame)
-            return
-        await super()._handle_frame(frame)
+    def queue_with_audio(self, frame: Frame) -> bool:
+        """Frames Pipecat would time by pts wait in order with the audio instead (see module doc)."""
+        return bool(frame.pts) and not isinstance(frame, _SPECIAL)
 
     async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
         """Hold what follows unconfirmed audio until its mark returns (system frames never wait)."""

@@ -13,7 +13,7 @@ Packets. Each ``recv`` returns 20 ms of int16 mono audio at the session's rate w
 has nothing, so ``pts`` (and the RTP timestamps and sequence numbers aiortc derives from it) run
 on without a jump across turns, pauses and resumes for the life of the track.
 
-Pacing. ``pacing.Pacer`` on the injected monotonic clock: packet k leaves at
+Pacing. ``engine.listener.ListenerClock`` on the injected monotonic clock: packet k leaves at
 ``t0 + (k - lead_packets) * 20 ms``; after a stall the clock restarts instead of bursting.
 
 Barge-in. Frames are taken from the session one at a time, only once every packet of the previous
@@ -43,13 +43,15 @@ import numpy.typing as npt
 from aiortc.mediastreams import MediaStreamError, MediaStreamTrack
 from av import AudioFrame
 
-from transports.pacing import Pacer
 from tts_service.engine.clock import Clock, monotonic
-from tts_service.engine.types import FRAME_MS, Done, Event, Frame, Output, Paused, Reset
+from tts_service.engine.listener import ListenerClock
+from tts_service.engine.session import RUNNING, SessionState
+from tts_service.engine.types import FRAME_MS, Done, Event, Output, Paused, Reset, Resumed, SpeechFrame
 
 log = logging.getLogger("warmline.webrtc")
 
 PACKET_MS = 20
+PACKET_S = PACKET_MS / 1000
 PACKETS_PER_FRAME = FRAME_MS // PACKET_MS
 
 
@@ -59,11 +61,14 @@ class OutputSource(Protocol):
     @property
     def sample_rate(self) -> int: ...
 
+    @property
+    def state(self) -> SessionState: ...
+
     def next_output_nowait(self) -> Output | None: ...
 
-    def pause(self) -> None: ...
+    def pause(self) -> Paused: ...
 
-    def resume(self) -> None: ...
+    def resume(self) -> Resumed: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +120,7 @@ class EngineTrack(MediaStreamTrack):
         self.sample_rate = source.sample_rate
         self.packet_samples = self.sample_rate * PACKET_MS // 1000
         self._time_base = fractions.Fraction(1, self.sample_rate)
-        self._pacer = Pacer(PACKET_MS / 1000, lead_packets)
+        self._pacer = ListenerClock(lead_packets * PACKET_S)
         self._silence = np.zeros(self.packet_samples, dtype=np.int16)
         #: the packets of the frame being played that have not left yet (never more than 3)
         self._pending: deque[tuple[npt.NDArray[np.int16], PacketInfo]] = deque()
@@ -130,13 +135,20 @@ class EngineTrack(MediaStreamTrack):
         """The pts the next packet will carry (samples since the track began)."""
         return self._pts
 
-    def pause(self) -> None:
-        """Barge-in: the frame being played finishes; nothing of a later frame is sent."""
-        self._source.pause()
+    def pause(self) -> Paused | None:
+        """Barge-in: the frame being played finishes; nothing of a later frame is sent.
 
-    def resume(self) -> None:
-        """A false barge-in: the paused remainder continues from the next frame."""
-        self._source.resume()
+        None when nothing is being spoken (a barge-in that raced the end of a turn is harmless).
+        """
+        if self._source.state not in RUNNING:
+            return None
+        return self._source.pause()
+
+    def resume(self) -> Resumed | None:
+        """A false barge-in: the paused remainder continues from the next frame (None: not paused)."""
+        if self._source.state is not SessionState.PAUSED:
+            return None
+        return self._source.resume()
 
     async def recv(self) -> AudioFrame:
         """The next 20 ms packet, at its time; raises MediaStreamError once the track is stopped."""
@@ -154,7 +166,7 @@ class EngineTrack(MediaStreamTrack):
         frame.time_base = self._time_base
         self._pts += self.packet_samples
         self.stats.packets += 1
-        if self._pacer.frame_sent(self._clock()):
+        if self._pacer.sent(self._clock(), PACKET_S):
             self.stats.late += 1
         if self.trace.maxlen:
             self.trace.append(info)
@@ -175,7 +187,7 @@ class EngineTrack(MediaStreamTrack):
     def _take_frame(self) -> None:
         """Take the session's next frame (handing on the events before it), split into packets."""
         while (out := self._source.next_output_nowait()) is not None:
-            if not isinstance(out, Frame):
+            if not isinstance(out, SpeechFrame):
                 self._event(out)
                 continue
             if (

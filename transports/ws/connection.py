@@ -23,7 +23,7 @@ frame of a paused turn is sent after the pause is processed. The engine's faded
 ``last_in_pause`` frame is dropped: a player fades out by itself when it runs dry.
 ``paused.samples`` and ``spoken`` count what this connection sent of the turn.
 
-Pacing (``pacing.Pacer``, one monotonic clock per connection): frame k of a stream leaves at
+Pacing (``engine.listener.ListenerClock``, one monotonic clock per connection): frame k of a stream leaves at
 ``t0 + (k - lead_frames) * 80 ms``, so a client never holds more than ``lead_frames`` of audio it
 could not yet have played. The binary header's ms count from the command that began the turn
 (for an utterance that waited in the queue, from when it arrived).
@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -48,42 +46,21 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from transports import g711
-from transports.pacing import Pacer
 from transports.security import TokenBucket
 from transports.ws import protocol as wp
 from transports.ws.metrics import ServerMetrics
 from transports.ws.outbox import CloseConnection, Outbox
 from transports.ws.settings import ServerSettings
-from tts_service.engine.session import SessionState
-from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output, Paused, Reset, Resumed
-from tts_service.errors import InvalidStateError, TextTooLongError, WarmlineError
+from tts_service.engine.listener import ListenerClock
+from tts_service.engine.turns import Conversation, Turn
+from tts_service.engine.types import FRAME_S, Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame
+from tts_service.errors import InvalidStateError, WarmlineError
 from tts_service.runtime import RuntimeSession
 
 log = logging.getLogger("warmline.ws")
 
-_SPEAKING = (SessionState.SPEAKING, SessionState.FLUSHING)
 #: a message this short might be a pause, which is never rate limited (a barge-in must land)
 _PAUSE_MAX_CHARS = 64
-
-
-@dataclass(frozen=True, slots=True)
-class _Utterance:
-    """A whole ``start``/``inject`` waiting for the turn being spoken to end."""
-
-    verb: Literal["start", "inject"]
-    text: str
-    received_s: float
-
-
-@dataclass(slots=True)
-class _Turn:
-    """What this connection has sent of the turn being spoken."""
-
-    began_s: float
-    chars: int = 0
-    samples: int = 0
-    words: list[str] = field(default_factory=list)
-    first_frame_sent: bool = False
 
 
 class WsConnection:
@@ -112,9 +89,11 @@ class WsConnection:
         self._outbox = Outbox(
             settings.send_queue_messages, stall_timeout_s=settings.stall_timeout_s, metrics=metrics
         )
-        self._waiting: deque[_Utterance] = deque()
-        self._turn: _Turn | None = None
-        self._pacer = Pacer(FRAME_MS / 1000, settings.lead_frames)
+        #: the one turn model: the utterance being spoken, those waiting, what was sent of each
+        self._turns = Conversation(
+            session, max_waiting=settings.max_queued_turns, max_turn_chars=settings.max_turn_chars
+        )
+        self._pacer = ListenerClock(settings.lead_frames * FRAME_S)
         self._bucket = TokenBucket(settings.commands_per_s, settings.command_burst, clock=settings.clock)
         self._rate_limited = False
         self._ran = False
@@ -182,9 +161,6 @@ class WsConnection:
 
     # -- reading ------------------------------------------------------------------------------
 
-    def _busy(self) -> bool:
-        return self._session.state in _SPEAKING or bool(self._waiting)
-
     async def _receive(self) -> Message | None:
         """The next client message, None once the client has gone; closes an idle connection."""
         while True:
@@ -192,7 +168,7 @@ class WsConnection:
                 async with asyncio.timeout(self._settings.idle_timeout_s):
                     message = await self._ws.receive()
             except TimeoutError:
-                if self._busy():
+                if self._turns.busy:
                     continue
                 self._metrics.rejected.labels("idle").inc()
                 raise CloseConnection(1000, "idle timeout") from None
@@ -230,30 +206,26 @@ class WsConnection:
         if not isinstance(raw, str) or len(raw) > _PAUSE_MAX_CHARS:
             return False
         try:
-            return isinstance(wp.parse_command(raw), wp.Pause)
+            return isinstance(wp.parse_command(raw), wp.PauseCommand)
         except wp.ProtocolError:
             return False
 
     async def _apply(self, command: wp.Command) -> None:
-        if isinstance(command, wp.Start | wp.Inject):
-            self._speak("start" if isinstance(command, wp.Start) else "inject", command.text)
-        elif isinstance(command, wp.Flush):
-            self._session.flush()
-        elif isinstance(command, wp.Pause):
-            before = self._session.state
-            self._session.pause()
-            if self._session.state is not before:
+        turns = self._turns
+        if isinstance(command, wp.StartCommand | wp.InjectCommand):
+            self._speak(isinstance(command, wp.StartCommand), command.text)
+        elif isinstance(command, wp.FlushCommand):
+            if turns.running is not None:
+                turns.finish(turns.running)
+        elif isinstance(command, wp.PauseCommand):
+            if turns.pause() is not None:
                 self._drain_until(Paused)
-        elif isinstance(command, wp.Resume):
-            before = self._session.state
-            self._session.resume()
-            if self._session.state is not before:
+        elif isinstance(command, wp.ResumeCommand):
+            if turns.resume() is not None:
                 self._drain_until(Resumed)
-        elif isinstance(command, wp.Reset):
-            self._waiting.clear()
-            self._session.reset()
+        elif isinstance(command, wp.ResetCommand):
+            turns.reset()
             self._drain_until(Reset)
-            self._turn = None
         else:
             await self._configure(command)
 
@@ -264,41 +236,27 @@ class WsConnection:
             if isinstance(out, kind):
                 return
 
-    def _speak(self, verb: Literal["start", "inject"], text: str) -> None:
-        now = self._clock()
-        limit = self._settings.max_turn_chars
-        held = 0
-        if self._streaming and self._session.state is SessionState.SPEAKING and self._turn is not None:
-            held = self._turn.chars  # a streamed turn's injects add up
-        if held + len(text) > limit:
-            raise TextTooLongError(f"a turn may hold at most {limit} characters of text")
+    def _speak(self, is_start: bool, text: str) -> None:
+        turns, now = self._turns, self._clock()
+        running = turns.running
         if self._streaming:
-            self._begin(verb, text, now)
+            if turns.speaking and running is not None:
+                if is_start:
+                    raise InvalidStateError(
+                        "a turn is already running: pause it or wait for done before start"
+                    )
+                turns.add_text(running, text)  # a streamed turn's injects add up (flushed: refused)
+                return
+            turns.start(turns.replace_all(now_s=now, text=text))
             return
-        if self._session.state in _SPEAKING:
-            if len(self._waiting) >= self._settings.max_queued_turns:
-                raise wp.ProtocolError(
-                    "busy", f"{len(self._waiting)} utterances are already waiting: wait for done, or pause"
-                )
-            self._waiting.append(_Utterance(verb, text, now))
+        if turns.speaking:
+            turns.open(now_s=now, text=text, complete=True)  # waits for the spoken turn's done
             return
         # From a pause, the new text replaces the paused remainder and whatever was waiting.
-        self._waiting.clear()
-        self._begin(verb, text, now)
-        self._session.flush()
+        turns.start(turns.replace_all(now_s=now, text=text, complete=True))
 
-    def _begin(self, verb: Literal["start", "inject"], text: str, received_s: float) -> None:
-        new_turn = self._session.state in (SessionState.IDLE, SessionState.PAUSED)
-        if verb == "start":
-            self._session.start(text)
-        else:
-            self._session.inject(text)
-        if new_turn or self._turn is None:
-            self._turn = _Turn(began_s=received_s)
-        self._turn.chars += len(text)
-
-    async def _configure(self, command: wp.Configure) -> None:
-        if self._session.state is not SessionState.IDLE or self._waiting:
+    async def _configure(self, command: wp.ConfigureCommand) -> None:
+        if not self._turns.idle:
             raise InvalidStateError("config is accepted between turns only: wait for done, or reset first")
         if command.voice is not None or command.speed is not None or command.sample_rate is not None:
             await self._session.configure(
@@ -338,15 +296,16 @@ class WsConnection:
             self._emit(out)
 
     def _emit(self, out: Output) -> None:
-        if isinstance(out, Frame):
-            if not out.last_in_pause:
-                self._send_frame(out)
+        turn = self._turns.route(out)  # None: no turn's (a reset) or a dropped turn's
+        if isinstance(out, SpeechFrame):
+            if turn is not None and not out.last_in_pause:
+                self._send_frame(turn, out)
         elif isinstance(out, Done):
-            self._end_turn()
+            if turn is not None:
+                self._end_turn()
         elif isinstance(out, Paused):
-            turn = self._turn
-            spoken = " ".join(turn.words) if turn else ""
-            self._send(wp.encode_paused(spoken=spoken, samples=turn.samples if turn else 0))
+            spoken, samples = (turn.heard_text, turn.heard_samples) if turn else ("", 0)
+            self._send(wp.encode_paused(spoken=spoken, samples=samples))
             self._pacer.stream_break()
         elif isinstance(out, Resumed):
             self._send(wp.encode_resumed())
@@ -356,42 +315,35 @@ class WsConnection:
         elif isinstance(out, ErrorEvent):
             self._error(out.code, out.message)
 
-    def _send_frame(self, frame: Frame) -> None:
+    def _send_frame(self, turn: Turn, frame: SpeechFrame) -> None:
         now = self._clock()
-        if self._turn is None:  # cannot happen: every turn begins in _begin
-            self._turn = _Turn(began_s=now)
-        turn = self._turn
         rate = frame.sample_rate
         if self._word_timestamps:
             for w in frame.words:
                 # Positions relative to this frame, placed on what this connection sent of the turn.
-                start_ms = 1000 * (turn.samples + w.start_sample - frame.sample_offset) / rate
-                end_ms = 1000 * (turn.samples + w.end_sample - frame.sample_offset) / rate
+                start_ms = 1000 * (turn.heard_samples + w.start_sample - frame.sample_offset) / rate
+                end_ms = 1000 * (turn.heard_samples + w.end_sample - frame.sample_offset) / rate
                 self._send(wp.encode_word(word=w.word, start_ms=start_ms, end_ms=end_ms))
-        turn.words.extend(w.word for w in frame.words)
         pcm = cast("npt.NDArray[np.int16]", frame.samples)  # sessions are opened with PCM16
         payload = g711.encode(pcm) if self._encoding is wp.Encoding.MULAW else pcm
-        self._send(wp.encode_audio_frame(payload, (now - turn.began_s) * 1000))
-        turn.samples += frame.num_samples
+        self._send(wp.encode_audio_frame(payload, (now - turn.asked_s) * 1000))
         self._metrics.frames_sent.inc()
-        if not turn.first_frame_sent:
-            turn.first_frame_sent = True
-            self._metrics.first_frame_latency.observe(now - turn.began_s)
-        if self._pacer.frame_sent(now):
+        if turn.first_audio_s is None:
+            self._metrics.first_frame_latency.observe(now - turn.asked_s)
+        self._turns.heard(turn, frame, now_s=now)
+        if self._pacer.sent(now, FRAME_S):
             self._metrics.late_frames.inc()
 
     def _end_turn(self) -> None:
         self._send(wp.encode_done())
-        self._turn = None
         self._pacer.stream_break()
-        while self._waiting:
-            nxt = self._waiting.popleft()
+        while (head := self._turns.startable()) is not None:
             try:
-                self._begin(nxt.verb, nxt.text, nxt.received_s)
-                self._session.flush()
+                self._turns.start(head)
                 return
             except WarmlineError as exc:
                 self._refuse(exc)
+                self._turns.drop(lambda turn: turn is head)
 
 
 __all__ = ["WsConnection"]

@@ -74,41 +74,41 @@ class Encoding(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Start:
+class StartCommand:
     """Begin a new turn with ``text`` (may be empty)."""
 
     text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
-class Inject:
+class InjectCommand:
     """Add ``text`` to the turn (or begin one)."""
 
     text: str
 
 
 @dataclass(frozen=True, slots=True)
-class Flush:
+class FlushCommand:
     """The streamed answer is complete: speak the rest, then ``done``."""
 
 
 @dataclass(frozen=True, slots=True)
-class Pause:
+class PauseCommand:
     """Barge-in: stop the audio now."""
 
 
 @dataclass(frozen=True, slots=True)
-class Resume:
+class ResumeCommand:
     """False barge-in: continue the paused remainder."""
 
 
 @dataclass(frozen=True, slots=True)
-class Reset:
+class ResetCommand:
     """End of the bot's turn: drop everything unspoken and the conversation prefix."""
 
 
 @dataclass(frozen=True, slots=True)
-class Configure:
+class ConfigureCommand:
     """Change settings between turns; None leaves a setting as it is."""
 
     voice: str | None = None
@@ -119,10 +119,24 @@ class Configure:
     streaming: bool | None = None
 
 
-Command = Start | Inject | Flush | Pause | Resume | Reset | Configure
+Command = (
+    StartCommand
+    | InjectCommand
+    | FlushCommand
+    | PauseCommand
+    | ResumeCommand
+    | ResetCommand
+    | ConfigureCommand
+)
 
-_NO_ARGS: dict[str, Command] = {"flush": Flush(), "pause": Pause(), "resume": Resume(), "reset": Reset()}
+_NO_ARGS: dict[str, Command] = {
+    "flush": FlushCommand(),
+    "pause": PauseCommand(),
+    "resume": ResumeCommand(),
+    "reset": ResetCommand(),
+}
 COMMAND_NAMES: tuple[str, ...] = ("start", "inject", "flush", "pause", "resume", "reset", "config")
+_NO_ARGS_NAMES: dict[type[Command], str] = {type(command): name for name, command in _NO_ARGS.items()}
 
 
 def _quote(value: object) -> str:
@@ -158,12 +172,12 @@ def _command(obj: dict[str, Any]) -> Command:
     if name in _NO_ARGS:
         return _NO_ARGS[name]
     if name == "start":
-        return Start(_optional(obj, "text", str) or "")
+        return StartCommand(_optional(obj, "text", str) or "")
     if name == "inject":
         text = _optional(obj, "text", str)
         if text is None:
             raise ProtocolError("bad_type", 'inject needs "text" (a string)')
-        return Inject(text)
+        return InjectCommand(text)
     if name == "config":
         return _configure(obj)
     raise ProtocolError("unknown_command", f"unknown cmd {_quote(name)}; one of " + ", ".join(COMMAND_NAMES))
@@ -179,7 +193,7 @@ def _optional(obj: dict[str, Any], key: str, kind: type[T]) -> T | None:
     return value
 
 
-def _configure(obj: dict[str, Any]) -> Configure:
+def _configure(obj: dict[str, Any]) -> ConfigureCommand:
     sample_rate = _optional(obj, "sample_rate", int)
     if sample_rate is not None and sample_rate not in SUPPORTED_SAMPLE_RATES:
         raise ProtocolError(
@@ -204,7 +218,7 @@ def _configure(obj: dict[str, Any]) -> Configure:
         speed = float(raw)
         if not math.isfinite(speed) or speed <= 0:
             raise ProtocolError("invalid_speed", f"speed {_quote(raw)} must be a positive number")
-    return Configure(
+    return ConfigureCommand(
         voice=_optional(obj, "voice", str),
         sample_rate=sample_rate,
         encoding=encoding,
@@ -216,9 +230,11 @@ def _configure(obj: dict[str, Any]) -> Configure:
 
 def encode_command(command: Command) -> str:
     """The JSON text of ``command`` (for clients and tests): the inverse of ``parse_command``."""
-    if isinstance(command, Start | Inject):
-        return _dumps({"cmd": "start" if isinstance(command, Start) else "inject", "text": command.text})
-    if isinstance(command, Configure):
+    if isinstance(command, StartCommand | InjectCommand):
+        return _dumps(
+            {"cmd": "start" if isinstance(command, StartCommand) else "inject", "text": command.text}
+        )
+    if isinstance(command, ConfigureCommand):
         fields: dict[str, Any] = {"cmd": "config"}
         for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming"):
             value = getattr(command, key)
@@ -227,7 +243,7 @@ def encode_command(command: Command) -> str:
         if command.encoding is not None:
             fields["encoding"] = command.encoding.value
         return _dumps(fields)
-    return _dumps({"cmd": type(command).__name__.lower()})
+    return _dumps({"cmd": _NO_ARGS_NAMES[type(command)]})
 
 
 # -- events -----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from tts_service.benchmark.texts import PARAGRAPHS, tokenize
-from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Frame, Output
+from tts_service.engine.types import FRAME_MS, Done, ErrorEvent, Output, SpeechFrame
 from tts_service.runtime import RuntimeSession
 
 TOKENS_PER_S = 30.0
@@ -118,7 +118,7 @@ async def listener(call: CallState) -> None:
     while True:
         if anchor is None:
             item: Output | None = await session.next_output()
-            if isinstance(item, Frame):
+            if isinstance(item, SpeechFrame):
                 anchor = call.first_frame_at = time.monotonic()
                 k = 0
         else:
@@ -138,9 +138,9 @@ async def listener(call: CallState) -> None:
                     call.late_frames += 1
                 item = await session.next_output()
                 anchor, k = time.monotonic(), -1  # re-anchor: this output plays now
-            if isinstance(item, Frame):
+            if isinstance(item, SpeechFrame):
                 k += 1
-        if isinstance(item, Frame):
+        if isinstance(item, SpeechFrame):
             call.frames += 1
         elif isinstance(item, Done):
             anchor = None

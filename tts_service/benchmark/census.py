@@ -8,9 +8,10 @@
 Used by the leak tests, the call-memory benchmark and the soak: a finished call must leave all
 of these where they were. The event loop's default executor (``asyncio.to_thread``, DNS lookups)
 is a pool that grows to its bound, ``min(32, CPUs + 4)`` threads, and keeps them for every later
-call: its threads are counted apart (``pool_threads``), not as a call's. Objects are counted by class name through the garbage collector
-(after a collection), so a test can name classes of any layer without importing them. Reads
-``/proc`` (Linux); never changes what it measures, except that it runs ``gc.collect()``.
+call: its threads are counted apart (``pool_threads``), not as a call's. Objects are counted by
+class name through the garbage collector (after a collection), so a test can name classes of any
+layer without importing them. Reads ``/proc`` (Linux); never changes what it measures, except
+that it runs ``gc.collect()``.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from tts_service.benchmark.texts import naive_sentences, tokenize
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Frame, Output, SampleFormat
+from tts_service.engine.types import Output, SampleFormat, SpeechFrame
 
 F32 = npt.NDArray[np.float32]
 Spans = list[tuple[int, int]]
@@ -84,7 +84,7 @@ def analyse(audio: F32, spans: Spans, rate: int) -> TurnJoins:
 
 
 def _frames(outputs: list[Output]) -> list[F32]:
-    return [o.samples.astype(np.float32) for o in outputs if isinstance(o, Frame)]
+    return [o.samples.astype(np.float32) for o in outputs if isinstance(o, SpeechFrame)]
 
 
 def _pump(session: EngineSession) -> list[F32]:

@@ -26,7 +26,7 @@ from tts_service.engine.jobs import Job, UnitJob
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.segmenter import Boundary
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Frame
+from tts_service.engine.types import SpeechFrame
 
 TOKENS_PER_S = 30.0
 WARMUP_TURNS = 3
@@ -83,7 +83,7 @@ def _first_frame(session: EngineSession, job: UnitJob) -> tuple[bool, float]:
         model_s += time.perf_counter() - t0
         session.complete(result)
         while (item := session.next_output()) is not None:
-            if isinstance(item, Frame):
+            if isinstance(item, SpeechFrame):
                 return True, model_s
         nxt = session.next_job()
         if not isinstance(nxt, UnitJob):

@@ -17,7 +17,7 @@ from tts_service.benchmark.stats import rss_mb
 from tts_service.benchmark.texts import PARAGRAPHS, tokenize
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Frame
+from tts_service.engine.types import SpeechFrame
 
 FRAMES_PULLED = 3
 
@@ -56,7 +56,7 @@ def _mid_turn(backend: UnitBackend, index: int) -> EngineSession:
         if item is None:
             if not session.step():
                 break
-        elif isinstance(item, Frame):
+        elif isinstance(item, SpeechFrame):
             pulled += 1
     while (job := session.next_job()) is not None:  # refill the look-ahead after the pulls
         session.complete(job.run())

@@ -17,7 +17,7 @@ from tts_service.benchmark.stats import ratio
 from tts_service.benchmark.texts import naive_sentences
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import Frame, Output
+from tts_service.engine.types import Output, SpeechFrame
 
 _PIECE_CHARS = 2048
 
@@ -59,7 +59,7 @@ class RtfResult:
 
 
 def _frame_samples(outputs: list[Output]) -> int:
-    return sum(o.num_samples for o in outputs if isinstance(o, Frame))
+    return sum(o.num_samples for o in outputs if isinstance(o, SpeechFrame))
 
 
 def _engine(backend: UnitBackend, text: str, seed: int) -> tuple[float, float, float, int]:

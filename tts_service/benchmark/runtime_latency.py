@@ -1,8 +1,8 @@
-"""First-frame latency through the async runtime: ``inject`` to the first Frame from the iterator.
+"""First-frame latency through the async runtime: ``inject`` to the first SpeechFrame from the iterator.
 
 One warm session on an ``EngineRuntime`` (hibari, two workers). Each turn's tokens are injected
 back to back until the first unit is handed to the workers (so the first unit is always the
-first clause: no hold timer can fire), then the clock runs until the first Frame arrives; the
+first clause: no hold timer can fire), then the clock runs until the first SpeechFrame arrives; the
 turn is reset after it. This adds the worker hand-off and the loop wake-up to the sync figure.
 Never asserts a target.
 """
@@ -14,14 +14,14 @@ import time
 
 from tts_service.benchmark.texts import tokenize, turn_text
 from tts_service.engine.ports import Backend
-from tts_service.engine.types import Done, Frame
+from tts_service.engine.types import Done, SpeechFrame
 from tts_service.runtime import EngineRuntime, RuntimeSession
 
 WARMUP_TURNS = 3
 
 
 async def _turn(call: RuntimeSession, tokens: list[str]) -> float | None:
-    """Seconds from the unit-completing inject to the first Frame, or None if none came."""
+    """Seconds from the unit-completing inject to the first SpeechFrame, or None if none came."""
     t0: float | None = None
     for token in tokens:
         t = time.perf_counter()
@@ -33,7 +33,7 @@ async def _turn(call: RuntimeSession, tokens: list[str]) -> float | None:
         t0 = time.perf_counter()
         call.flush()
     async for item in call:
-        if isinstance(item, Frame):
+        if isinstance(item, SpeechFrame):
             return time.perf_counter() - t0
         if isinstance(item, Done):
             return None
@@ -54,5 +54,5 @@ async def _measure(backend: Backend, turns: int, seed: int) -> list[float]:
 
 
 def measure_runtime_first_frame(backend: Backend, turns: int, *, seed: int = 0) -> list[float]:
-    """Per-turn seconds from the first-clause inject to the first Frame through the runtime."""
+    """Per-turn seconds from the first-clause inject to the first SpeechFrame through the runtime."""
     return asyncio.run(_measure(backend, turns, seed))

@@ -24,7 +24,7 @@ from tts_service.engine.jobs import JobResult, UnitJob
 from tts_service.engine.ports import Backend, UnitBackend
 from tts_service.engine.segmenter import Segmenter
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import FRAME_MS, Done, Frame, SampleFormat
+from tts_service.engine.types import FRAME_MS, Done, SampleFormat, SpeechFrame
 
 F32 = npt.NDArray[np.float32]
 TOKENS_PER_S = 30.0
@@ -92,7 +92,7 @@ class _Sim:
     def _play(self, now: float) -> None:
         """The listener wants a frame now (or is waiting for one)."""
         while (item := self.session.next_output()) is not None:
-            if isinstance(item, Frame):
+            if isinstance(item, SpeechFrame):
                 self.trace.frame_times_s.append(now)
                 self.trace.frames.append(item.samples.astype(np.float32))
                 self.next_play = now + FRAME_S

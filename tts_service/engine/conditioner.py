@@ -19,12 +19,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
-import numpy.typing as npt
 
-from tts_service.engine.ports import UnitAudio, WordTime
+from tts_service.dsp import F32, raised_cosine, window_rms
+from tts_service.engine.ports import UnitAudio
 from tts_service.engine.segmenter import Boundary
-
-F32 = npt.NDArray[np.float32]
+from tts_service.engine.types import WordMark
 
 _DEFAULT_GAPS_MS: Mapping[Boundary, int] = MappingProxyType(
     {
@@ -64,24 +63,8 @@ class ShapedUnit:
 
     lead_silence: int
     samples: F32
-    words: tuple[WordTime, ...]
+    words: tuple[WordMark, ...]
     gain_db: float
-
-
-def _window_rms(samples: F32, window: int) -> F32:
-    n = len(samples) // window
-    if n == 0:
-        return np.zeros(0, np.float32)
-    blocks = samples[: n * window].reshape(n, window).astype(np.float64)
-    rms: F32 = np.sqrt((blocks * blocks).mean(axis=1)).astype(np.float32)
-    return rms
-
-
-def raised_cosine(n: int) -> F32:
-    """A fade-in ramp of ``n`` samples from 0 to 1 (half a Hann window); reverse it to fade out."""
-    if n <= 0:
-        return np.zeros(0, np.float32)
-    return (0.5 - 0.5 * np.cos(np.pi * (np.arange(n, dtype=np.float64) + 0.5) / n)).astype(np.float32)
 
 
 class UnitConditioner:
@@ -128,7 +111,7 @@ class UnitConditioner:
             out[len(out) - len(fade_out) :] *= fade_out
 
         words = tuple(
-            WordTime(
+            WordMark(
                 w.word,
                 min(max(w.start_sample - start, 0), len(out)),
                 min(max(w.end_sample - start, 0), len(out)),
@@ -141,7 +124,7 @@ class UnitConditioner:
         """Where speech begins and ends: energy-gated, searched around the model's hint."""
         p = self.policy
         win = self._window
-        rms = _window_rms(audio, win)
+        rms = window_rms(audio, win)
         if len(rms) == 0 or float(rms.max()) <= 0.0:
             return 0, 0
         threshold = max(float(rms.max()) * 10 ** (p.gate_db / 20), 10 ** (p.floor_dbfs / 20))
@@ -160,7 +143,7 @@ class UnitConditioner:
     def _level(self, out: F32) -> float:
         """Scale ``out`` in place toward the turn's anchor; returns the gain applied in dB."""
         p = self.policy
-        rms = _window_rms(out, self._window)
+        rms = window_rms(out, self._window)
         if len(rms) == 0:
             return 0.0
         threshold = max(float(rms.max()) * 10 ** (p.gate_db / 20), 10 ** (p.floor_dbfs / 20))

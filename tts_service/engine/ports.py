@@ -1,4 +1,4 @@
-"""The small protocol every speech model implements behind the engine.
+"""The engine's port: the small protocol every speech model implements behind it.
 
 Two shapes of model fit it:
 
@@ -6,10 +6,12 @@ Two shapes of model fit it:
 * a **frame synthesizer** (pocket, dia2): an autoregressive model that keeps a KV cache warm,
   takes text appended to the running utterance, and is stepped one 80 ms frame at a time.
 
-The engine reads ``capabilities`` to pick the path. Backends are the only modules that may
-import torch or onnxruntime; they never touch asyncio. A backend object is the warm model and
-may be shared by many sessions: everything per session lives in its ``VoiceState``. Calls for
-one ``VoiceState`` never overlap; calls for different states may run on different threads.
+The engine owns this protocol and backends implement it (``tts_service.backends.*`` import this
+module, never the other way round). The engine reads ``capabilities`` to pick the path. Backends
+are the only modules that may import torch or onnxruntime; they never touch asyncio. A backend
+object is the warm model and may be shared by many sessions: everything per session lives in its
+``VoiceState``. Calls for one ``VoiceState`` never overlap; calls for different states may run on
+different threads.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from tts_service.engine.types import WordMark
+
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
@@ -31,7 +35,7 @@ class Capabilities:
     frame_native: bool
     #: text can be appended to an utterance that is already being spoken
     incremental_text: bool
-    #: ``WordTime`` marks come with the audio
+    #: ``WordMark`` s come with the audio
     word_times: bool
     #: frames (or tokens) the model can keep in context before it must roll over; None: no limit
     context_limit: int | None
@@ -43,26 +47,18 @@ class Capabilities:
     speed_range: tuple[float, float] = (0.5, 2.0)
 
 
-@dataclass(frozen=True, slots=True)
-class WordTime:
-    """A source-text word and its audio span, in samples at the backend's rate, from chunk start."""
-
-    word: str
-    start_sample: int
-    end_sample: int
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class UnitAudio:
     """The whole audio of one unit at ``Capabilities.sample_rate``.
 
     ``speech_start``/``speech_end`` bound the span the model meant as speech (for hibari, from
-    its phoneme durations); the engine trims outside them. ``words`` is empty when the backend
-    has no word times.
+    its phoneme durations); the engine trims outside them. ``words`` are the source text's words
+    in samples at the backend's rate from the unit's first sample, empty when the backend has no
+    word times.
     """
 
     samples: npt.NDArray[np.float32]
-    words: tuple[WordTime, ...]
+    words: tuple[WordMark, ...]
     speech_start: int
     speech_end: int
 
@@ -72,11 +68,12 @@ class FrameStep:
     """One step of a frame synthesizer: at most one 80 ms frame of audio at the model's rate.
 
     ``audio`` may be empty while the model waits for text; ``finished`` is True once the model
-    has spoken all text it was given and ``end_text`` was called.
+    has spoken all text it was given and ``end_text`` was called. ``words`` start in this step,
+    positioned in samples at the model's rate from the step's first sample.
     """
 
     audio: npt.NDArray[np.float32]
-    words: tuple[WordTime, ...]
+    words: tuple[WordMark, ...]
     finished: bool
 
     def stops_job(self) -> bool:

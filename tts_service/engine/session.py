@@ -1,25 +1,34 @@
 """The engine session: the verbs of a voice call over one warm model, as a sans-I/O state machine.
 
     session = EngineSession(backend, SessionConfig(sample_rate=8000))
-    session.start("Hello")          # verbs are cheap: they never run the model
+    turn = session.start("Hello")   # verbs are cheap: they never run the model
     session.inject(" there, how")   # LLM tokens, as they arrive
     session.run_jobs()               # model compute: inline here, on a worker in the runtime
-    for out in session.drain():      # Frames (exactly 80 ms) and events, in order
+    for out in session.drain():      # SpeechFrames (exactly 80 ms) and events, in order
         ...
 
-Verbs and states (``SessionState``)::
+Verbs and states (``SessionState``); each verb returns what it did, and raises
+``InvalidStateError`` where the table says so (the state is then unchanged)::
 
     verb      IDLE            SPEAKING         FLUSHING         PAUSED                    CLOSED
     start     -> SPEAKING     InvalidState     InvalidState     discard rest -> SPEAKING  SessionClosed
     inject    new turn        append           InvalidState     discard rest -> SPEAKING  SessionClosed
-    flush     no-op           -> FLUSHING      no-op            flush after resume        SessionClosed
-    pause     no-op           -> PAUSED        -> PAUSED        no-op                     SessionClosed
-    resume    no-op           no-op            no-op            -> SPEAKING/FLUSHING      SessionClosed
+    flush     InvalidState    -> FLUSHING      InvalidState     flush after resume        SessionClosed
+    pause     InvalidState    -> PAUSED        -> PAUSED        InvalidState              SessionClosed
+    resume    InvalidState    InvalidState     InvalidState     -> SPEAKING/FLUSHING      SessionClosed
     reset     -> IDLE         -> IDLE          -> IDLE          -> IDLE                   SessionClosed
     close     -> CLOSED       -> CLOSED        -> CLOSED        -> CLOSED                 no-op
 
-A FLUSHING turn returns to IDLE by itself once its last frame is handed out (``Done``).
-``start`` and ``inject`` keep the conversation prefix; only ``reset`` drops it.
+``start``, ``inject`` and ``flush`` return the turn id; ``pause``, ``resume`` and ``reset``
+return the event they queued (``Paused``, ``Resumed``, ``Reset``), which also comes out of
+``next_output`` in order with the frames. A FLUSHING turn returns to IDLE by itself once its
+last frame is handed out (``Done``). ``start`` and ``inject`` keep the conversation prefix; only
+``reset`` drops it.
+
+The session keeps to the state machine; the parts it drives each have one job: the segmenter
+cuts tokens into units, the speakable stage (``speakable``) makes their text readable, a
+producer (``producers``) turns units into jobs and job results into audio chunks, the timeline
+frames the audio, and the listener clock (``listener``) says when the listener runs dry.
 
 After calling a verb you must call ``next_job()`` / ``complete()`` until no job is left, and
 ``next_output()`` or ``drain()`` to collect frames and events; ``next_deadline_s()`` says when
@@ -38,11 +47,12 @@ from dataclasses import dataclass, replace
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.conditioner import JoinPolicy
 from tts_service.engine.jobs import Job, JobResult
-from tts_service.engine.ports import Backend, FrameBackend, UnitBackend, VoiceState
-from tts_service.engine.producers import FrameProducer, JobContext, UnitProducer
+from tts_service.engine.listener import ListenerClock
+from tts_service.engine.ports import Backend, VoiceState
+from tts_service.engine.producers import JobContext, Producer, make_producer
 from tts_service.engine.segmenter import Segmenter
-from tts_service.engine.spoken import to_spoken_form
-from tts_service.engine.textclean import clean_for_speech, has_speakable, sanitize
+from tts_service.engine.speakable import SpeakableStage
+from tts_service.engine.textclean import sanitize
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import (
     Done,
@@ -52,6 +62,7 @@ from tts_service.engine.types import (
     Reset,
     Resumed,
     SampleFormat,
+    SpeechFrame,
     check_sample_rate,
 )
 from tts_service.errors import (
@@ -73,6 +84,10 @@ class SessionState(enum.Enum):
     FLUSHING = "flushing"
     PAUSED = "paused"
     CLOSED = "closed"
+
+
+#: the states in which a turn's audio is being made and handed out
+RUNNING = (SessionState.SPEAKING, SessionState.FLUSHING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +142,7 @@ class EngineSession:
         self._join_policy = join_policy
         self._producer = self._new_producer()
         self._segmenter = self._new_segmenter()
+        self._speakable = SpeakableStage(self._caps)
         self._state = SessionState.IDLE
         self._resume_to = SessionState.SPEAKING
         self._flush_on_resume = False
@@ -136,9 +152,8 @@ class EngineSession:
         self._epoch = 0
         self._in_flight: Job | None = None
         self._context_reset_pending = False
-        self._in_code_block = False
-        # the listener's clock: (clock time, listener sample) when playback (re)started
-        self._listen_anchor: tuple[float, int] | None = None
+        #: the real-time listener of the frames handed out (when it runs dry sets the deadlines)
+        self._listener = ListenerClock()
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -208,16 +223,13 @@ class EngineSession:
         if config.max_text_chars < 1 or config.lookahead_frames < 1:
             raise InvalidInputError("max_text_chars and lookahead_frames must be positive")
 
-    def _new_producer(self) -> UnitProducer | FrameProducer:
+    def _new_producer(self) -> Producer:
         c = self._config
-        if self._caps.frame_native:
-            assert isinstance(self._backend, FrameBackend)
-            return FrameProducer(self._backend, c.sample_rate, lookahead_frames=c.lookahead_frames)
-        assert isinstance(self._backend, UnitBackend)
-        return UnitProducer(
+        return make_producer(
             self._backend,
             c.sample_rate,
             refill_below_ms=c.refill_below_ms,
+            lookahead_frames=c.lookahead_frames,
             seed=c.seed,
             join_policy=self._join_policy,
         )
@@ -238,8 +250,11 @@ class EngineSession:
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
         voice_state: VoiceState | None = None,
-    ) -> None:
-        """Change settings between turns (state IDLE); all are checked before any is applied."""
+    ) -> SessionConfig:
+        """Change settings between turns (state IDLE); all are checked before any is applied.
+
+        Returns the configuration now in force.
+        """
         self._check_open()
         if self._state is not SessionState.IDLE:
             raise InvalidStateError(f"configure() needs an idle session, not {self._state.value}")
@@ -259,12 +274,16 @@ class EngineSession:
             self._voice_state = voice_state
         self._config = new
         self._producer = self._new_producer()
+        return new
 
     # -- verbs --------------------------------------------------------------------------------
 
     def _check_open(self) -> None:
         if self._state is SessionState.CLOSED:
             raise SessionClosedError("the session is closed")
+
+    def _refuse(self, verb: str, why: str) -> InvalidStateError:
+        return InvalidStateError(f"{verb}() in state {self._state.value}: {why}")
 
     def _prepare_text(self, text: str, *, appending: bool) -> str:
         if not isinstance(text, str):
@@ -278,28 +297,30 @@ class EngineSession:
             )
         return clean
 
-    def start(self, text: str = "") -> None:
-        """Begin a new turn with ``text`` (may be empty); speaks as soon as a unit is ready.
+    def start(self, text: str = "") -> int:
+        """Begin a new turn with ``text`` (may be empty); returns its turn id.
 
-        From PAUSED, the paused remainder is discarded first. Raises InvalidStateError while a
-        turn is running: ``pause()`` it, or wait for ``Done``.
+        Speaks as soon as a unit is ready. From PAUSED, the paused remainder is discarded first.
+        Raises InvalidStateError while a turn is running: ``pause()`` it, or wait for ``Done``.
         """
         self._check_open()
-        if self._state in (SessionState.SPEAKING, SessionState.FLUSHING):
-            raise InvalidStateError("a turn is already running: pause() it or wait for done before start()")
+        if self._state in RUNNING:
+            raise self._refuse("start", "a turn is running: pause() it or wait for done")
         clean = self._prepare_text(text, appending=False)
         self._begin_turn()
         self._feed_text(clean)
+        return self._turn_id
 
-    def inject(self, text: str) -> None:
-        """Append LLM text (any token split) to the running turn; never restarts it.
+    def inject(self, text: str) -> int:
+        """Append LLM text (any token split) to the running turn; returns the turn id it joined.
 
-        In IDLE this begins a new turn (the prefix is kept); in PAUSED the paused remainder is
-        discarded and the turn continues with ``text``. Raises InvalidStateError after flush().
+        Never restarts a turn. In IDLE this begins a new turn (the prefix is kept); in PAUSED the
+        paused remainder is discarded and the turn continues with ``text``. Raises
+        InvalidStateError after flush().
         """
         self._check_open()
         if self._state is SessionState.FLUSHING:
-            raise InvalidStateError("the turn was flushed: wait for done, or pause() before injecting")
+            raise self._refuse("inject", "the turn was flushed: wait for done, or pause() first")
         appending = self._state is SessionState.SPEAKING
         clean = self._prepare_text(text, appending=appending)
         if self._state is SessionState.IDLE:
@@ -308,9 +329,14 @@ class EngineSession:
             self._discard_remainder()
             self._set_state(SessionState.SPEAKING)
         self._feed_text(clean)
+        return self._turn_id
 
-    def flush(self) -> None:
-        """The answer is complete: speak what is held back, then emit ``Done``."""
+    def flush(self) -> int:
+        """The answer is complete: speak what is held back, then emit ``Done``; returns the turn id.
+
+        From PAUSED the turn finishes once resumed. Raises InvalidStateError with no turn to
+        flush (IDLE) or one already flushed (FLUSHING).
+        """
         self._check_open()
         if self._state is SessionState.SPEAKING:
             self._segmenter.flush()
@@ -320,54 +346,67 @@ class EngineSession:
             self._segmenter.flush()
             self._take_units()
             self._flush_on_resume = True
+        else:
+            raise self._refuse("flush", "no running turn to flush")
+        return self._turn_id
 
-    def pause(self) -> None:
+    def pause(self) -> Paused:
         """Barge-in: at most one more frame (a short fade), then nothing until resume.
 
-        Emits the fade frame (if audio was pending) and ``Paused`` with the words heard.
+        Queues the fade frame (if audio was pending) and returns the ``Paused`` event (also
+        queued) with the words heard. Raises InvalidStateError unless a turn is running.
         """
         self._check_open()
-        if self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
-            return
+        if self._state not in RUNNING:
+            raise self._refuse("pause", "no turn is being spoken")
         self._resume_to = self._state
-        self._listen_anchor = None
+        self._listener.restart()
         fade = self._timeline.pop_fade_frame() if self._config.pause_fade_frame else None
         if fade is not None:
             self._outbox.append(fade)
-        self._outbox.append(
-            Paused(
-                turn_id=self._turn_id,
-                spoken=self._timeline.spoken_text,
-                num_samples=self._timeline.emitted_samples,
-                words=self._timeline.spoken_words,
-            )
+        paused = Paused(
+            turn_id=self._turn_id,
+            spoken=self._timeline.spoken_text,
+            num_samples=self._timeline.emitted_samples,
+            words=self._timeline.spoken_words,
         )
+        self._outbox.append(paused)
         self._set_state(SessionState.PAUSED)
+        return paused
 
-    def resume(self) -> None:
-        """A false barge-in: continue the paused remainder from the next frame."""
+    def resume(self) -> Resumed:
+        """A false barge-in: continue the paused remainder from the next frame.
+
+        Returns the ``Resumed`` event (also queued). Raises InvalidStateError unless paused.
+        """
         self._check_open()
         if self._state is not SessionState.PAUSED:
-            return
+            raise self._refuse("resume", "only a paused turn resumes")
         self._timeline.fade_in_remainder()
         target = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
         self._flush_on_resume = False
-        self._outbox.append(Resumed(self._turn_id))
+        resumed = Resumed(self._turn_id)
+        self._outbox.append(resumed)
         self._set_state(target)
+        return resumed
 
-    def reset(self) -> None:
-        """The bot's turn is over: drop the prefix and anything unspoken; model and voice stay warm."""
+    def reset(self) -> Reset:
+        """The bot's turn is over: drop the prefix and anything unspoken; model and voice stay warm.
+
+        Returns the ``Reset`` event (also queued).
+        """
         self._check_open()
         self._drop_work()
         self._context_reset_pending = True
-        if isinstance(self._producer, UnitProducer):
-            self._producer.restart_seeds()
+        self._producer.restart_context()
         self._flush_on_resume = False
-        self._outbox.append(Reset(self._turn_id))
+        event = Reset(self._turn_id)
+        self._outbox.append(event)
         self._set_state(SessionState.IDLE)
+        return event
 
     def close(self) -> None:
-        """Release everything; every later verb raises SessionClosedError."""
+        """Release everything; every later verb raises SessionClosedError (closing again is a no-op)."""
         if self._state is SessionState.CLOSED:
             return
         self._drop_work()
@@ -383,10 +422,10 @@ class EngineSession:
         c = self._config
         self._timeline = Timeline(self._turn_id, c.sample_rate, c.sample_format, fade_ms=c.pause_fade_ms)
         self._segmenter.reset()
+        self._speakable.reset()
         self._producer.new_turn()
         self._flush_on_resume = False
-        self._in_code_block = False
-        self._listen_anchor = None
+        self._listener.restart()
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
@@ -394,10 +433,10 @@ class EngineSession:
         self._epoch += 1
         self._in_flight = None
         self._segmenter.reset()
-        self._in_code_block = False
-        self._listen_anchor = None
+        self._speakable.reset()
+        self._listener.restart()
         self._timeline.discard_pending()
-        self._producer.discard(self._timeline)
+        self._producer.discard()
 
     def _discard_remainder(self) -> None:
         """An interrupted answer is obsolete: drop what was not heard, keep the prefix and turn."""
@@ -410,20 +449,8 @@ class EngineSession:
             self._take_units()
 
     def _take_units(self) -> None:
-        for unit in self._segmenter.units_ready():
-            # Units arrive a line at a time, so a fenced code block is tracked here, across units:
-            # code is shown to readers, never read to callers.
-            if unit.text.lstrip().startswith(("```", "~~~")):
-                self._in_code_block = not self._in_code_block
-                continue
-            if self._in_code_block:
-                continue
-            spoken = clean_for_speech(unit.text, keep_speaker_tags=self._caps.speaker_tags)
-            if not has_speakable(spoken):
-                continue
-            if not self._caps.own_normalizer:
-                spoken = to_spoken_form(spoken)
-            self._producer.add(replace(unit, text=spoken))
+        for unit in self._speakable.take(self._segmenter.units_ready()):
+            self._producer.add(unit)
 
     # -- compute ------------------------------------------------------------------------------
 
@@ -444,11 +471,10 @@ class EngineSession:
         that is what the audio is for, whether or not the caller pulls frames ahead. None before
         the turn's first frame (and after a pause) until playback restarts.
         """
-        if self._listen_anchor is None:
+        play_end = self._listener.play_end_s
+        if play_end is None:
             return None
-        anchor_s, anchor_sample = self._listen_anchor
-        made = self._timeline.emitted_samples + self._timeline.pending_samples
-        return anchor_s + (made - anchor_sample) / self.sample_rate
+        return play_end + self._timeline.pending_samples / self.sample_rate
 
     def _starvation_due_s(self) -> float | None:
         """When to speak the held complete words so the listener does not run dry, if that helps."""
@@ -468,7 +494,7 @@ class EngineSession:
         Run it (any thread), then pass its result to ``complete()``. At most one job is out at
         a time; none is handed out while paused or further ahead than the look-ahead allows.
         """
-        if self._in_flight is not None or self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
+        if self._in_flight is not None or self._state not in RUNNING:
             return None
         if self._state is SessionState.SPEAKING:
             now = self._clock()
@@ -484,7 +510,11 @@ class EngineSession:
             speed=float(self._config.speed),
             reset_context=self._context_reset_pending,
         )
-        job = self._producer.next_job(ctx, self._timeline, flushing=self._state is SessionState.FLUSHING)
+        job = self._producer.next_job(
+            ctx,
+            pending_samples=self._timeline.pending_samples,
+            flushing=self._state is SessionState.FLUSHING,
+        )
         if job is not None:
             self._in_flight = job
             self._context_reset_pending = False
@@ -517,7 +547,8 @@ class EngineSession:
         if result.error is not None:
             log.warning("turn %d: %s", self._turn_id, result.error)
             self._outbox.append(ErrorEvent(self._turn_id, result.error.code, str(result.error)))
-        self._producer.complete(result, self._timeline)
+        for chunk in self._producer.complete(result):
+            self._timeline.place(chunk)
 
     # -- output -------------------------------------------------------------------------------
 
@@ -530,11 +561,11 @@ class EngineSession:
         """The next frame or event, in order, or None when nothing is ready yet."""
         if self._outbox:
             return self._outbox.popleft()
-        if self._state not in (SessionState.SPEAKING, SessionState.FLUSHING):
+        if self._state not in RUNNING:
             return None
         frame = self._timeline.pop_frame()
         if frame is not None:
-            self._track_listener(frame.sample_offset)
+            self._handed_out(frame)
             return frame
         if self._state is SessionState.FLUSHING and self._turn_complete():
             tail = self._timeline.pop_frame(allow_partial=True)
@@ -544,14 +575,9 @@ class EngineSession:
             return Done(self._turn_id, self._timeline.emitted_samples)
         return None
 
-    def _track_listener(self, sample_offset: int) -> None:
-        """Re-anchor the listener's clock when this frame (re)starts playback."""
-        now = self._clock()
-        if self._listen_anchor is not None:
-            anchor_s, anchor_sample = self._listen_anchor
-            if now <= anchor_s + (sample_offset - anchor_sample) / self.sample_rate:
-                return  # still playing earlier audio: this frame queues behind it
-        self._listen_anchor = (now, sample_offset)
+    def _handed_out(self, frame: SpeechFrame) -> None:
+        """The listener gets ``frame``: it plays after what it holds, or from now if it ran dry."""
+        self._listener.sent(self._clock(), frame.num_samples / self.sample_rate)
 
     def drain(self) -> list[Output]:
         """Every frame and event ready now, in order."""
@@ -559,3 +585,6 @@ class EngineSession:
         while (item := self.next_output()) is not None:
             out.append(item)
         return out
+
+
+__all__ = ["RUNNING", "EngineSession", "SessionConfig", "SessionState"]

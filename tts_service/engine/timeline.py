@@ -1,9 +1,11 @@
 """One turn's audio at the output rate, handed out as exact 80 ms frames on demand.
 
-Two clocks run through a turn, both in output samples:
+Producers hand the session ``AudioChunk`` s (audio, the words in it, silence around it); the
+session places each at the end of its turn's timeline with ``place``. Two clocks run through a
+turn, both in output samples:
 
 * the *content* position: where we are in the audio the model made;
-* the *listener* position: samples handed out (``Frame.sample_offset``).
+* the *listener* position: samples handed out (``SpeechFrame.sample_offset``).
 
 They differ only by the faded frames that end a pause: the fade frame plays a few milliseconds of
 the remainder and then silence, and on resume the remainder continues from the cut (with a short
@@ -13,16 +15,28 @@ samples. Buffers hold at most what the session allowed to be synthesized ahead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from tts_service.engine.conditioner import raised_cosine
-from tts_service.engine.ports import WordTime
-from tts_service.engine.types import Frame, SampleFormat, WordMark, float_to_pcm16, frame_samples
+from tts_service.dsp import F32, float_to_pcm16, raised_cosine
+from tts_service.engine.types import SampleFormat, SpeechFrame, WordMark, frame_samples
 
-F32 = npt.NDArray[np.float32]
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AudioChunk:
+    """Audio a producer made, at the output rate, for the session to place at the end of the turn.
+
+    ``words`` are positioned from ``samples[0]``. ``lead_silence`` and ``tail_silence`` samples of
+    silence go before and after it. ``unit`` marks the whole audio of one speakable unit (its span
+    is kept for join analysis and plots).
+    """
+
+    samples: F32
+    words: tuple[WordMark, ...] = ()
+    lead_silence: int = 0
+    tail_silence: int = 0
+    unit: bool = False
 
 
 class Timeline:
@@ -43,8 +57,7 @@ class Timeline:
         self._frames = 0
         self._marks: list[tuple[int, int, str]] = []  # (content start, content end, word), not yet emitted
         self._emitted_words: list[WordMark] = []
-        #: (start, end) content samples of each unit's audio, for join analysis and plots
-        self.unit_spans: list[tuple[int, int]] = []
+        self._unit_spans: list[tuple[int, int]] = []
 
     # -- filling ------------------------------------------------------------------------------
 
@@ -69,8 +82,21 @@ class Timeline:
     def frames_emitted(self) -> int:
         return self._frames
 
-    def append(self, samples: F32, words: Iterable[WordTime] = ()) -> None:
-        """Add audio at the end; word positions are relative to ``samples[0]``."""
+    @property
+    def unit_spans(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) content samples of each unit's audio, for join analysis and plots."""
+        return tuple(self._unit_spans)
+
+    def place(self, chunk: AudioChunk) -> None:
+        """Add ``chunk`` (its lead silence, its audio and words, its tail silence) at the end."""
+        self._append_silence(chunk.lead_silence)
+        start = self.content_end
+        self._append(chunk.samples, chunk.words)
+        if chunk.unit:
+            self._unit_spans.append((start, self.content_end))
+        self._append_silence(chunk.tail_silence)
+
+    def _append(self, samples: F32, words: tuple[WordMark, ...] = ()) -> None:
         offset = self.content_end
         for w in words:
             self._marks.append((offset + w.start_sample, offset + w.end_sample, w.word))
@@ -78,15 +104,9 @@ class Timeline:
             self._compact()
             self._buf = np.concatenate([self._buf, samples.astype(np.float32, copy=False)])
 
-    def append_silence(self, num_samples: int) -> None:
+    def _append_silence(self, num_samples: int) -> None:
         if num_samples > 0:
-            self.append(np.zeros(num_samples, np.float32))
-
-    def pad_to_frame(self) -> int:
-        """Pad with silence so the pending audio is whole frames; returns the samples added."""
-        short = (-self.pending_samples) % self.frame_len
-        self.append_silence(short)
-        return short
+            self._append(np.zeros(num_samples, np.float32))
 
     def _compact(self) -> None:
         drop = self._read - self._base
@@ -96,7 +116,7 @@ class Timeline:
 
     # -- handing out --------------------------------------------------------------------------
 
-    def pop_frame(self, *, allow_partial: bool = False) -> Frame | None:
+    def pop_frame(self, *, allow_partial: bool = False) -> SpeechFrame | None:
         """The next whole frame, or None; ``allow_partial`` pads a short tail with silence."""
         pending = self.pending_samples
         if pending <= 0 or (pending < self.frame_len and not allow_partial):
@@ -109,7 +129,7 @@ class Timeline:
         self._read = min(self._read + self.frame_len, self.content_end)
         return frame
 
-    def pop_fade_frame(self) -> Frame | None:
+    def pop_fade_frame(self) -> SpeechFrame | None:
         """The frame that ends a pause: a short fade out of the remainder, then silence.
 
         The content position does not move, so ``resume`` continues from the cut. Returns None
@@ -131,7 +151,7 @@ class Timeline:
         if n > 0:
             self._buf[start : start + n] *= raised_cosine(self._fade_len)[:n]
 
-    def _make_frame(self, chunk: F32, content_start: int | None, *, last_in_pause: bool) -> Frame:
+    def _make_frame(self, chunk: F32, content_start: int | None, *, last_in_pause: bool) -> SpeechFrame:
         words: tuple[WordMark, ...] = ()
         if content_start is not None:
             shift = self._listener - content_start
@@ -141,12 +161,8 @@ class Timeline:
                 self._marks = [m for m in self._marks if m[0] >= end]
                 words = tuple(WordMark(w, s + shift, max(s, e) + shift) for s, e, w in starting)
                 self._emitted_words.extend(words)
-        samples: npt.NDArray[np.int16] | npt.NDArray[np.float32]
-        if self.sample_format is SampleFormat.PCM16:
-            samples = float_to_pcm16(chunk)
-        else:
-            samples = chunk.astype(np.float32, copy=True)
-        frame = Frame(
+        samples = float_to_pcm16(chunk) if self.sample_format is SampleFormat.PCM16 else chunk.copy()
+        frame = SpeechFrame(
             turn_id=self.turn_id,
             index=self._frames,
             sample_offset=self._listener,
@@ -176,3 +192,6 @@ class Timeline:
     @property
     def spoken_text(self) -> str:
         return " ".join(w.word for w in self._emitted_words)
+
+
+__all__ = ["AudioChunk", "Timeline"]

@@ -1,7 +1,8 @@
-"""Values that leave the engine: 80 ms audio frames, word marks and events.
+"""Values that leave the engine: 80 ms speech frames, word marks and events.
 
 All positions are integer sample counts at the frame's own sample rate, counted from the start
 of the turn. Seconds appear only in helper properties for the edges (JSON, Pipecat pts).
+``SpeechFrame`` is also importable as ``Frame``, its name before 0.2.
 This module must never import asyncio, torch, onnxruntime or anything that does I/O.
 """
 
@@ -13,9 +14,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from tts_service.dsp import float_to_pcm16
 from tts_service.errors import UnsupportedFormatError, UnsupportedSampleRateError
 
 FRAME_MS = 80
+FRAME_S = FRAME_MS / 1000
 SUPPORTED_SAMPLE_RATES: tuple[int, ...] = (8000, 16000, 24000, 48000)
 
 
@@ -60,7 +63,12 @@ class SampleFormat(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class WordMark:
-    """One word of the source text and where its audio lies in the turn, in samples."""
+    """One word of the source text and where its audio lies, in samples.
+
+    In a ``SpeechFrame`` or ``Paused`` event: at the output rate, from the start of the turn. From
+    a backend (``ports.UnitAudio``, ``ports.FrameStep``): at the model's rate, from the start of
+    the audio it came with. Producers move marks from the second frame of reference to the first.
+    """
 
     word: str
     start_sample: int
@@ -68,7 +76,7 @@ class WordMark:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class Frame:
+class SpeechFrame:
     """Exactly 80 ms of mono audio, numbered within its turn.
 
     ``samples`` is int16 or float32 (see ``sample_format``); ``words`` are the marks of the words
@@ -100,11 +108,8 @@ class Frame:
         return float_to_pcm16(self.samples.astype(np.float32, copy=False)).astype("<i2").tobytes()
 
 
-def float_to_pcm16(samples: npt.NDArray[np.float32]) -> npt.NDArray[np.int16]:
-    """Clip to [-1, 1] and scale to int16 with rounding (no bias toward zero)."""
-    scaled = np.clip(samples, -1.0, 1.0) * 32767.0
-    out: npt.NDArray[np.int16] = np.rint(scaled).astype(np.int16)
-    return out
+#: the frame's name before 0.2 (it collided with Pipecat's ``Frame`` in every adapter)
+Frame = SpeechFrame
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -152,4 +157,4 @@ class ErrorEvent:
 
 
 Event = Done | Paused | Resumed | Reset | ErrorEvent
-Output = Frame | Event
+Output = SpeechFrame | Event

@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from tts_service.backends.dia2.dia2_compat import TESTED_DIA2
 from tts_service.backends.dia2.state import Dia2Engine, Dia2Options, Dia2Snapshot, Dia2Stream
-from tts_service.engine.ports import Capabilities, FrameStep, VoiceState, WordTime
+from tts_service.engine.ports import Capabilities, FrameStep, VoiceState
+from tts_service.engine.types import WordMark
 from tts_service.errors import InvalidInputError, ModelNotAvailableError, SynthesisError
 
 SAMPLE_RATE = 24000
@@ -164,6 +166,7 @@ class Dia2Backend:
         with self._lock:
             if self._engine is not None:
                 return
+            TESTED_DIA2.check()
             if self._runtime is None:
                 self._runtime = load_local_runtime(self._repo, self._device, self._dtype)
             limit = self._context_limit or int(self._runtime.config.runtime.max_context_steps)
@@ -256,6 +259,6 @@ class Dia2Backend:
                 out.append(FrameStep(_EMPTY, (), finished=engine.finished(stream)))
                 continue
             audio, words = frame
-            marks = tuple(WordTime(w, a, b) for w, a, b in words)
+            marks = tuple(WordMark(w, a, b) for w, a, b in words)
             out.append(FrameStep(audio, marks, finished=engine.finished(stream)))
         return out

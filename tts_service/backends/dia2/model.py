@@ -28,6 +28,8 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from tts_service.backends.dia2.dia2_compat import project_heads
+
 Tensor = torch.Tensor
 #: Mimi frames decoded together to produce the newest one (2 s of context)
 WINDOW_FRAMES = 25
@@ -63,9 +65,9 @@ def _attention(attn: Any, x: Tensor, positions: Tensor, slots: Sequence[Any]) ->
     """``Attention.forward_incremental`` for ``2 * len(slots)`` rows, two per call's cache slot."""
     b, t, _ = x.shape
     orig_dtype = x.dtype
-    q = attn.q_norm(attn._project_heads(attn.q_proj, x, attn.num_query_heads))
-    k = attn.k_norm(attn._project_heads(attn.k_proj, x, attn.num_kv_heads))
-    v = attn._project_heads(attn.v_proj, x, attn.num_kv_heads)
+    q = attn.q_norm(project_heads(attn, attn.q_proj, x, attn.num_query_heads))
+    k = attn.k_norm(project_heads(attn, attn.k_proj, x, attn.num_kv_heads))
+    v = project_heads(attn, attn.v_proj, x, attn.num_kv_heads)
     q = attn.rotary(q, positions).transpose(1, 2)
     k = attn.rotary(k, positions).transpose(1, 2)
     v = v.transpose(1, 2)

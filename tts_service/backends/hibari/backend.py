@@ -6,7 +6,8 @@ not known to be thread-safe. The ONNX run and the DSP run outside that lock.
 
 hibari's graph computes per-phoneme durations internally; we expose that tensor as an extra
 graph output, which gives word marks and the speech span for free: ``sum(durations) * 600`` is
-exactly the audio length.
+exactly the audio length. That tensor and the other hibari internals this module relies on live
+in ``hibari_compat``.
 
 This module must never download anything (voices that are neither bundled nor already cached are
 refused with ``UnknownVoiceError``), never load a model in a constructor, and never touch asyncio.
@@ -18,7 +19,6 @@ import functools
 import itertools
 import json
 import os
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,13 +26,14 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import onnx
-import onnxruntime as ort
 from hibari import dsp
 from hibari.tts import ASSETS, MAX_PHONEMES, Hibari
 from hibari.voices import VOICES, cache_dir, voice_path
 
-from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState, WordTime
+from tts_service.backends.hibari.hibari_compat import CLAUSE_SPLIT, open_duration_session
+from tts_service.dsp import fade_in, fade_out
+from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
+from tts_service.engine.types import WordMark
 from tts_service.errors import (
     InvalidInputError,
     InvalidSpeedError,
@@ -51,13 +52,10 @@ LEAD_MARGIN_SAMPLES = 2 * UNIT_SAMPLES
 JOIN_FADE_SAMPLES = 120
 WORD_CACHE_SIZE = 4096
 
-_DURATIONS_OUTPUT = "/Cast_32_output_0"
 _PAD_ID = 0
 _SPACE = " "
 #: phoneme characters that are pauses, not sounds (hibari's G2P punctuation)
 _PAUSE_CHARS = ';:,.!?—…"()“”'
-# hibari 0.2.1 splits over-long sentences after clause punctuation; mirrored here (its own regex is private)
-_CLAUSE = re.compile(r"(?<=[,;:—])\s+")
 # a number, currency, a time, an abbreviation and an unknown word: loads every lexicon and the OOV net
 _WARMUP_TEXT = "Dr. Quibbleworth paid $12.50 for 3 snorkelgrams at 7:30 pm."
 
@@ -135,7 +133,7 @@ class _Frontend:
                 chunks.append(ps)
                 continue
             cur = ""
-            for part in _CLAUSE.split(ps):
+            for part in CLAUSE_SPLIT.split(ps):
                 if cur and len(cur) + len(part) + 1 > MAX_PHONEMES:
                     chunks.append(cur)
                     cur = part
@@ -309,19 +307,6 @@ class HibariBackend:
         return _Chunk(ids, durations, np.asarray(samples, np.float32))
 
 
-def open_duration_session(path: str, threads: int) -> Any:
-    """An onnxruntime session of hibari's graph with the per-id durations as a seventh output."""
-    graph = onnx.load(path)
-    graph.graph.output.append(
-        onnx.helper.make_tensor_value_info(_DURATIONS_OUTPUT, onnx.TensorProto.INT64, None)
-    )
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = threads
-    options.log_severity_level = 3
-    return ort.InferenceSession(graph.SerializeToString(), options, providers=["CPUExecutionProvider"])
-
-
 def _unknown_voice_error(voice: str, usable: Sequence[str]) -> UnknownVoiceError:
     """The error for a voice not usable here: the voices that are in its message, and how to get
     another in its operator hint (which names this machine's cache directory, so never goes out)."""
@@ -354,9 +339,9 @@ def _assemble(chunks: list[_Chunk], frontend: _Frontend, words: list[str], count
         keep_to = total if k == last else chunk_end
         piece = chunk.samples[keep_from:keep_to].copy()
         if k > 0:
-            _fade(piece, fade_in=True)
+            fade_in(piece, JOIN_FADE_SAMPLES)
         if k < last:
-            _fade(piece, fade_in=False)
+            fade_out(piece, JOIN_FADE_SAMPLES)
         shift = offset - keep_from
         if k == 0:
             speech_start = chunk_start
@@ -372,20 +357,9 @@ def _assemble(chunks: list[_Chunk], frontend: _Frontend, words: list[str], count
     return UnitAudio(samples, place_words(words, counts, spans), speech_start, speech_end)
 
 
-def _fade(piece: npt.NDArray[np.float32], *, fade_in: bool) -> None:
-    n = min(JOIN_FADE_SAMPLES, len(piece))
-    if n == 0:
-        return
-    ramp = (0.5 - 0.5 * np.cos(np.pi * (np.arange(n) + 0.5) / n)).astype(np.float32)
-    if fade_in:
-        piece[:n] *= ramp
-    else:
-        piece[-n:] *= ramp[::-1]
-
-
 def place_words(
     words: Sequence[str], counts: Sequence[int], spans: Sequence[tuple[int, int]]
-) -> tuple[WordTime, ...]:
+) -> tuple[WordMark, ...]:
     """Give each source word the sample span of its phoneme words.
 
     ``spans`` are the (start, end) samples of the spoken phoneme words, in order and not
@@ -405,7 +379,7 @@ def place_words(
         weights = [max(c, 1) for c in counts]
         total = sum(weights)
         bounds = [(2 * m * c + total) // (2 * total) for c in itertools.accumulate(weights)]
-    out: list[WordTime] = []
+    out: list[WordMark] = []
     prev_bound = 0
     prev_start = prev_end = spans[0][0]
     for word, bound in zip(words, bounds, strict=True):
@@ -414,6 +388,6 @@ def place_words(
             end = max(spans[bound - 1][1], start)
         else:
             start = end = max(prev_end, prev_start)
-        out.append(WordTime(word, start, end))
+        out.append(WordMark(word, start, end))
         prev_bound, prev_start, prev_end = bound, start, end
     return tuple(out)

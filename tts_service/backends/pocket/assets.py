@@ -28,6 +28,7 @@ import safetensors.torch
 import torch
 
 from tts_service.backends.pocket.model import FlowRunner
+from tts_service.backends.pocket.pocket_tts_compat import predefined_voice_names
 from tts_service.errors import ModelNotAvailableError, UnknownVoiceError
 
 Tensor = torch.Tensor
@@ -165,17 +166,16 @@ def load_local_model(
 
 def named_voice_ref(language: str, name: str) -> str | None:
     """The ``hf://`` reference of a packaged voice state, or None when ``name`` is not one."""
-    from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES, get_predefined_voice
+    from pocket_tts.utils.utils import get_predefined_voice
 
-    if name not in _ORIGINS_OF_PREDEFINED_VOICES:
+    if name not in predefined_voice_names():
         return None
     return str(get_predefined_voice(language=language, name=name))
 
 
 def named_voices() -> tuple[str, ...]:
-    from pocket_tts.utils.utils import _ORIGINS_OF_PREDEFINED_VOICES
-
-    return tuple(_ORIGINS_OF_PREDEFINED_VOICES)
+    """The names of the packaged voices."""
+    return predefined_voice_names()
 
 
 def flow_attention_names(flow_lm: Any) -> list[str]:

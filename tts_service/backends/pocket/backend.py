@@ -36,6 +36,12 @@ import torch
 
 from tts_service.backends.pocket import assets
 from tts_service.backends.pocket.model import FlowRunner, FlowSettings, KVCache, MimiRunner, MimiStream
+from tts_service.backends.pocket.pocket_tts_compat import (
+    DEFAULT_MIN_FRAMES_BEFORE_EOS,
+    TESTED_POCKET_TTS,
+    feed_forward_block,
+    min_frames_before_eos,
+)
 from tts_service.backends.pocket.text import (
     INITIAL_FRAMES_PER_TOKEN,
     PocketUnit,
@@ -159,7 +165,7 @@ class PocketBackend:
         self._flow: FlowRunner | None = None
         self._mimi: MimiRunner | None = None
         self._voices: dict[str, assets.VoiceSnapshot] = {}
-        self._min_frames_before_eos = 6
+        self._min_frames_before_eos = DEFAULT_MIN_FRAMES_BEFORE_EOS
 
     @classmethod
     def from_model(cls, model: Any, **options: Any) -> PocketBackend:
@@ -191,6 +197,7 @@ class PocketBackend:
             self._warm_up()
 
     def _setup(self, model: Any) -> None:
+        TESTED_POCKET_TTS.check()
         model.to(self._device).eval()
         flow_lm = model.flow_lm
         if self._dtype != torch.float32:
@@ -207,11 +214,11 @@ class PocketBackend:
         if enabled:
             # fixed shapes per batch size: with mode="reduce-overhead" on CUDA these become CUDA graphs
             flow.ff_blocks = [
-                torch.compile(layer._ff_block, dynamic=False, mode=mode, backend=backend)
+                torch.compile(feed_forward_block(layer), dynamic=False, mode=mode, backend=backend)
                 for layer in flow_lm.transformer.layers
             ]
             flow.head = torch.compile(flow.sample, dynamic=False, mode=mode, backend=backend)
-        self._min_frames_before_eos = int(getattr(type(model), "_MIN_FRAMES_BEFORE_EOS", 6))
+        self._min_frames_before_eos = min_frames_before_eos(model)
         self._mimi = MimiRunner(model.mimi, flow_lm.emb_mean, flow_lm.emb_std)
         self._flow = flow
 

@@ -32,6 +32,8 @@ from pocket_tts.models.flow_lm import drifting_decode, lsd_decode, ot_decode, po
 from pocket_tts.modules.attention import StreamingMultiheadAttention
 from pocket_tts.modules.stateful_module import StatefulModule
 
+from tts_service.backends.pocket.pocket_tts_compat import feed_forward_block
+
 Tensor = torch.Tensor
 ModelState = dict[str, dict[str, Tensor]]
 #: Mimi decoder steps kept beyond its attention window before the window slides
@@ -181,7 +183,7 @@ def transformer_forward(
     for i, layer in enumerate(transformer.layers):
         update = _attend(layer.self_attn, layer.norm1(x), caches, i)
         x = x.to(update) + layer.layer_scale_1(update)
-        x = ff_blocks[i](x) if ff_blocks is not None else layer._ff_block(x)
+        x = ff_blocks[i](x) if ff_blocks is not None else feed_forward_block(layer)(x)
     for cache in caches:
         cache.offset += steps
     return x

@@ -17,12 +17,12 @@ pure Python over token counts: it never runs the model.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tts_service.engine.ports import WordTime
+from tts_service.backends.pocket.pocket_tts_compat import max_gen_frames
+from tts_service.engine.types import WordMark
 
 #: frames per text token before a call has finished a unit (about 3.4 tokens per second)
 INITIAL_FRAMES_PER_TOKEN = 3.7
@@ -87,15 +87,10 @@ def prepare_units(model: Any, text: str, *, max_tokens: int) -> list[PocketUnit]
                 word_tokens=tuple(max(1, len(tokenizer.encode(w))) for w in mine),
                 # a unit that ended on its EOS frame would need a step with no audio: keep one
                 frames_after_eos=max(1, int(after)),
-                max_frames=max_frames(len(tokens), frame_rate),
+                max_frames=max_gen_frames(len(tokens), frame_rate),
             )
         )
     return units
-
-
-def max_frames(token_count: int, frame_rate: float) -> int:
-    """The library's cap on a unit's length (``TTSModel._estimate_max_gen_len``)."""
-    return math.ceil((token_count / 3.0 + 2.0) * frame_rate)
 
 
 def learn_rate(current: float, eos_frame: int, token_count: int) -> float:
@@ -136,12 +131,12 @@ class WordClock:
             (first + (a - first) * scale, first + (b - first) * scale) for a, b in rest
         ]
 
-    def marks(self, frame_index: int, *, flush: bool = False) -> tuple[WordTime, ...]:
+    def marks(self, frame_index: int, *, flush: bool = False) -> tuple[WordMark, ...]:
         """Marks of the words starting in frame ``frame_index`` (all the rest when ``flush``).
 
         Positions are samples from the start of that frame; a mark may end in a later frame.
         """
-        out: list[WordTime] = []
+        out: list[WordMark] = []
         base = frame_index * self._frame
         while self._next < len(self._words):
             start, end = self._spans[self._next]
@@ -151,6 +146,6 @@ class WordClock:
             if flush:
                 s = min(s, self._frame - 1)
             e = max(s, round(end * self._frame) - base)
-            out.append(WordTime(self._words[self._next], s, e))
+            out.append(WordMark(self._words[self._next], s, e))
             self._next += 1
         return tuple(out)

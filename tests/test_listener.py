@@ -1,24 +1,24 @@
-"""The pacer on a fake clock: frames run at most `lead` ahead of real time; late frames counted."""
+"""The listener clock on a fake clock: frames run at most `lead` ahead of real time; late ones counted."""
 
 from __future__ import annotations
 
 import pytest
 
-from transports.pacing import Pacer
+from tts_service.engine.listener import ListenerClock
 
 FRAME_S = 0.08
 
 
-def send_when_due(pacer: Pacer, now: float) -> float:
+def send_when_due(pacer: ListenerClock, now: float) -> float:
     """Advance ``now`` to when the next frame may go, send it, return the new now."""
     now += pacer.delay_s(now)
-    assert not pacer.frame_sent(now)
+    assert not pacer.sent(now, FRAME_S)
     return now
 
 
 def test_first_lead_plus_one_frames_go_at_once_then_one_per_frame() -> None:
     """Frame k of a stream is due at t0 + (k - lead) * 80 ms."""
-    pacer = Pacer(FRAME_S, lead_frames=2)
+    pacer = ListenerClock(lead_s=2 * FRAME_S)
     now, times = 10.0, []
     for _ in range(8):
         now = send_when_due(pacer, now)
@@ -28,7 +28,7 @@ def test_first_lead_plus_one_frames_go_at_once_then_one_per_frame() -> None:
 
 def test_lead_zero_is_exact_real_time() -> None:
     """With no lead, each frame leaves when the previous one has played."""
-    pacer = Pacer(FRAME_S, lead_frames=0)
+    pacer = ListenerClock(lead_s=0 * FRAME_S)
     now = 0.0
     sent = [now := send_when_due(pacer, now) for _ in range(4)]
     assert sent == pytest.approx([0.0, 0.08, 0.16, 0.24])
@@ -36,27 +36,27 @@ def test_lead_zero_is_exact_real_time() -> None:
 
 def test_a_frame_after_the_listener_ran_dry_is_late_and_restarts_the_clock() -> None:
     """Mid-stream, a frame sent after the playback deadline is late; pacing restarts from it."""
-    pacer = Pacer(FRAME_S, lead_frames=2)
+    pacer = ListenerClock(lead_s=2 * FRAME_S)
     for _ in range(3):
-        pacer.frame_sent(0.0)  # play_end 0.24
-    assert not pacer.frame_sent(0.2)  # still before the deadline
-    assert pacer.frame_sent(1.0)  # after 0.32: the listener was dry
+        pacer.sent(0.0, FRAME_S)  # play_end 0.24
+    assert not pacer.sent(0.2, FRAME_S)  # still before the deadline
+    assert pacer.sent(1.0, FRAME_S)  # after 0.32: the listener was dry
     assert pacer.play_end_s == pytest.approx(1.08)
     assert pacer.delay_s(1.0) == 0.0  # rebuild the lead at once
 
 
 def test_after_a_stream_break_running_dry_is_not_late() -> None:
     """Once a turn ends (or pauses), the next frame after a silence is not late."""
-    pacer = Pacer(FRAME_S, lead_frames=2)
-    pacer.frame_sent(0.0)
+    pacer = ListenerClock(lead_s=2 * FRAME_S)
+    pacer.sent(0.0, FRAME_S)
     pacer.stream_break()
-    assert not pacer.frame_sent(5.0)
-    assert pacer.frame_sent(9.0)  # but the new stream is watched again
+    assert not pacer.sent(5.0, FRAME_S)
+    assert pacer.sent(9.0, FRAME_S)  # but the new stream is watched again
 
 
 def test_a_new_turn_continues_the_listeners_clock_when_it_comes_in_time() -> None:
     """Back-to-back turns keep pacing: no burst beyond the lead at a turn boundary."""
-    pacer = Pacer(FRAME_S, lead_frames=2)
+    pacer = ListenerClock(lead_s=2 * FRAME_S)
     now = 0.0
     for _ in range(5):
         now = send_when_due(pacer, now)
@@ -64,9 +64,18 @@ def test_a_new_turn_continues_the_listeners_clock_when_it_comes_in_time() -> Non
     assert pacer.delay_s(now) == pytest.approx(FRAME_S)
 
 
-def test_bad_arguments_raise() -> None:
-    """Frame length must be positive and lead not negative."""
+def test_a_negative_lead_is_refused() -> None:
+    """The lead may be zero (exact real time), never negative."""
     with pytest.raises(ValueError):
-        Pacer(0.0, 2)
-    with pytest.raises(ValueError):
-        Pacer(FRAME_S, -1)
+        ListenerClock(lead_s=-0.01)
+
+
+def test_restart_forgets_what_the_listener_held() -> None:
+    """After a clear or a pause the next frame is due at once and starts a fresh stream."""
+    pacer = ListenerClock(lead_s=2 * FRAME_S)
+    for _ in range(6):
+        pacer.sent(0.0, FRAME_S)
+    assert pacer.delay_s(0.0) == pytest.approx(4 * FRAME_S)
+    pacer.restart()
+    assert pacer.play_end_s is None and pacer.delay_s(0.0) == 0.0
+    assert not pacer.sent(3.0, FRAME_S)  # not late: nothing was playing

@@ -1,0 +1,65 @@
+"""The stage between the segmenter and the producers: units as written in, units as read out.
+
+    stage = SpeakableStage(backend.capabilities)
+    for unit in stage.take(segmenter.units_ready()):   # cleaned, spoken forms, code left out
+        producer.add(unit)
+
+Per unit, in order: a fenced code block (```` ``` ```` or ``~~~`` lines) is tracked across units,
+since units arrive a line at a time, and everything inside it is left out (code is shown to
+readers, never read to callers); markdown, emoji and speaker tags are cleaned
+(``textclean.clean_for_speech``; tags are kept for models that speak them); a unit with nothing
+speakable left is dropped; numbers, money, times and abbreviations become words
+(``spoken.to_spoken_form``) unless the model reads them itself.
+
+Synchronous and pure but for the code-block flag; never reads a clock, never runs the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from tts_service.engine.ports import Capabilities
+from tts_service.engine.segmenter import Unit
+from tts_service.engine.spoken import to_spoken_form
+from tts_service.engine.textclean import clean_for_speech, has_speakable
+
+_FENCES = ("```", "~~~")
+
+
+class SpeakableStage:
+    """Turns segmenter units into the text a model should read; ``reset`` between answers."""
+
+    def __init__(self, capabilities: Capabilities) -> None:
+        self._keep_speaker_tags = capabilities.speaker_tags
+        self._normalize = not capabilities.own_normalizer
+        self._in_code_block = False
+
+    @property
+    def in_code_block(self) -> bool:
+        """True between an opening fence and its closing one."""
+        return self._in_code_block
+
+    def take(self, units: Iterable[Unit]) -> list[Unit]:
+        """The speakable units among ``units``, in order, their text as the model should read it."""
+        out: list[Unit] = []
+        for unit in units:
+            if unit.text.lstrip().startswith(_FENCES):
+                self._in_code_block = not self._in_code_block
+                continue
+            if self._in_code_block:
+                continue
+            spoken = clean_for_speech(unit.text, keep_speaker_tags=self._keep_speaker_tags)
+            if not has_speakable(spoken):
+                continue
+            if self._normalize:
+                spoken = to_spoken_form(spoken)
+            out.append(replace(unit, text=spoken))
+        return out
+
+    def reset(self) -> None:
+        """A new answer (or the rest of one dropped): outside any code block again."""
+        self._in_code_block = False
+
+
+__all__ = ["SpeakableStage"]
