@@ -16,16 +16,15 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from transports.security import check_bind
+from transports.security import TOKEN_ENV, check_bind
 from tts_service.backends import available_backends
 from tts_service.errors import InvalidInputError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7860
 DEFAULT_MAX_CALLS = 16
-_TOKEN_ENV = "WARMLINE_TOKEN"
 #: the Twilio account's auth token (a secret: read from the environment only, never a flag)
-_TWILIO_TOKEN_ENV = "TWILIO_AUTH_TOKEN"
+_TWILIOTOKEN_ENV = "TWILIO_AUTH_TOKEN"
 _VAD_ENV = "WARMLINE_VAD"
 #: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
 VAD_NAMES = ("silero", "webrtc")
@@ -59,7 +58,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         llm_api_key=os.environ.get("OPENAI_API_KEY") or None,
         demo_grammar=args.demo_grammar,
         public_host=args.public_host,
-        twilio_auth_token=os.environ.get(_TWILIO_TOKEN_ENV) or None,
+        twilio_auth_token=os.environ.get(_TWILIOTOKEN_ENV) or None,
         max_calls=args.max_calls,
         vad=args.vad,
         stt=args.stt,
@@ -102,15 +101,15 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="voice agent: browser (WebRTC) and phone (Twilio) calls with offline STT",
         description="Serve the voice agent: call page on /, WebRTC on /api/offer, Twilio on /twiml and "
         "/twilio, /healthz and /metrics. Without an LLM option it answers with a scripted demo responder. "
-        f"With ${_TWILIO_TOKEN_ENV} set, /twiml and /twilio accept only requests Twilio signed with it "
+        f"With ${_TWILIOTOKEN_ENV} set, /twiml and /twilio accept only requests Twilio signed with it "
         "(set --public-host behind a proxy, so that the URL matches the one Twilio signed).",
     )
     p.add_argument("--host", default=DEFAULT_HOST, help=f"address to bind (default {DEFAULT_HOST})")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port, 0: any free ({DEFAULT_PORT})")
     p.add_argument(
         "--token",
-        default=os.environ.get(_TOKEN_ENV),
-        help=f"require this token (Bearer, ?token=, or the call page's cookie); default ${_TOKEN_ENV}",
+        default=os.environ.get(TOKEN_ENV),
+        help=f"require this token (Bearer, ?token=, or the call page's cookie); default ${TOKEN_ENV}",
     )
     p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
     p.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (Ollama, vLLM, Groq...)")

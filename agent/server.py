@@ -22,7 +22,6 @@ import contextlib
 import copy
 import dataclasses
 import logging
-import signal
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -43,15 +42,13 @@ from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline
 from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.vad import VAD_ANALYZERS
 from transports.security import request_token, token_ok
+from transports.serve import ServeOptions, serve_app
 from transports.twilio.call import TwilioCall
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.protocol import SAMPLE_RATE as PHONE_SAMPLE_RATE
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.ws.metrics import CONTENT_TYPE
-from transports.ws.server import bind_socket, make_server
-from transports.ws.settings import ServerSettings
-from tts_service.backends import create_backend
 from tts_service.errors import InvalidInputError
 from tts_service.pipecat_compat import silero_session
 from tts_service.runtime import EngineRuntime
@@ -357,27 +354,15 @@ class TokenGuard:
 
 async def serve_agent(settings: AgentSettings, *, backend: str, workers: int) -> None:
     """Serve ``create_agent_app`` until SIGINT/SIGTERM, then end every call and stop cleanly."""
-    sock = bind_socket(settings.host, settings.port)
-    try:
-        runtime = EngineRuntime(create_backend(backend), workers=workers)
-        async with runtime:
-            app = create_agent_app(runtime, settings)
-            server_settings = ServerSettings(host=settings.host, port=0, token=settings.token)
-            server = make_server(app, server_settings)
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, server.handle_exit, sig, None)
-            host, port = sock.getsockname()[:2]
-            url = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            brain = "an OpenAI-compatible LLM" if settings.uses_llm else "the demo responder"
-            print(f"warmline: voice agent ({brain}) on http://{url}/ (Twilio: POST /twiml)", flush=True)
-            try:
-                await server.serve(sockets=[sock])
-            finally:
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(sig)
-    finally:
-        sock.close()
+    brain = "an OpenAI-compatible LLM" if settings.uses_llm else "the demo responder"
+    options = ServeOptions(
+        host=settings.host,
+        port=settings.port,
+        backend=backend,
+        workers=workers,
+        banner=lambda url: f"warmline: voice agent ({brain}) on http://{url}/ (Twilio: POST /twiml)",
+    )
+    await serve_app(lambda runtime: create_agent_app(runtime, settings), options)
 
 
 __all__ = [

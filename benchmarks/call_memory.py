@@ -37,7 +37,7 @@ from websockets.asyncio.client import connect  # noqa: E402
 
 from agent.server import AgentSettings, AgentState, create_agent_app  # noqa: E402
 from transports import g711  # noqa: E402
-from transports.ws.server import serving  # noqa: E402
+from transports.serve import serving  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.benchmark.census import Census, census  # noqa: E402

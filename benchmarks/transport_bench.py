@@ -50,12 +50,12 @@ from twilio_carrier import Carrier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from transports import g711  # noqa: E402
+from transports.serve import serving  # noqa: E402
 from transports.twilio import protocol as tp  # noqa: E402
 from transports.twilio.call import TwilioCall  # noqa: E402
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport  # noqa: E402
 from transports.twilio.server import TwilioSettings, twilio_routes  # noqa: E402
 from transports.webrtc.engine_track import EngineTrack  # noqa: E402
-from transports.ws.server import serving  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.session import SessionConfig  # noqa: E402
@@ -313,7 +313,7 @@ async def telephony_run(backend: HibariBackend, turns: int) -> dict[str, Any]:
 
 def telephony_rows(bot: PhoneBot, carrier: Carrier) -> dict[str, Any]:
     assert bot.transport is not None
-    timeline = list(bot.transport.output().timeline)
+    timeline = list(bot.transport.output().trace)
     sent = [(e.time_s, e.seq) for e in timeline if e.kind == "frame_sent"]
     barges = [timeline[i - 1].time_s for i, e in enumerate(timeline) if e.kind == "clear" and i > 0]
     contexts: dict[str | None, float] = {}

@@ -66,8 +66,8 @@ from agent.server import AgentSettings, create_agent_app  # noqa: E402
 from agent.stt import PocketsphinxSTTService  # noqa: E402
 from agent.vad import VAD_ANALYZERS  # noqa: E402
 from transports import g711  # noqa: E402
+from transports.serve import serving  # noqa: E402
 from transports.twilio import protocol as tp  # noqa: E402
-from transports.ws.server import serving  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402

@@ -14,8 +14,8 @@ from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
 from starlette.applications import Starlette
 
 from agent.pipeline import AgentParts, build_pipeline, run_agent
+from transports.serve import serving
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.runtime import EngineRuntime

@@ -9,10 +9,10 @@ import contextlib
 from starlette.applications import Starlette
 
 from agent.pipeline import AgentParts, build_pipeline, run_agent
+from transports.serve import serving
 from transports.twilio.call import TwilioCall
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.server import twilio_routes
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.runtime import EngineRuntime

@@ -34,7 +34,7 @@ from agent.pipeline import AgentParts
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, create_agent_app
 from agent.stt import PocketsphinxSTTService
-from transports.ws.server import serving
+from transports.serve import serving
 from transports.ws.settings import ServerSettings
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.runtime import EngineRuntime

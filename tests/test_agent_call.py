@@ -38,8 +38,8 @@ from agent.responder import DEMO_INTENTS, DEMO_PHRASES, FALLBACK, pick_intent
 from agent.server import AgentSettings, create_agent_app
 from agent.stt import PocketsphinxSTTService
 from transports import g711
+from transports.serve import serving
 from transports.twilio import protocol as tp
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

@@ -26,7 +26,7 @@ from websockets.asyncio.client import connect
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import TOKEN_COOKIE, AgentSettings, create_agent_app, default_parts
-from transports.ws.server import serving
+from transports.serve import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

@@ -31,7 +31,7 @@ from agent.server import AgentSettings, default_parts
 from agent.stt import PocketsphinxSTTService, normalize_phrase
 from agent.stt_choice import STT_CHOICES, stt_factory
 from agent.vad import silero_vad
-from transports.ws.server import serving
+from transports.serve import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError

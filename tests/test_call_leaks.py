@@ -27,7 +27,7 @@ from websockets.asyncio.client import connect
 
 from agent.server import AgentSettings, AgentState, create_agent_app
 from transports import g711
-from transports.ws.server import serving
+from transports.serve import serving
 from transports.ws.settings import ServerSettings
 from tts_service.benchmark.census import Census, census
 from tts_service.engine.ports import Backend

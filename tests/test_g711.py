@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from transports import g711
+from tts_service.engine.types import frame_samples
 
 # (linear int16, code): zero is "+0"/"-0", the ends of segment 0 and 1, full scale, and clipping.
 ENCODE_GOLDEN = [
@@ -45,7 +46,7 @@ DECODE_GOLDEN = [
 
 def test_constants_describe_telephony_frames() -> None:
     """An 80 ms frame at 8 kHz is 640 one-byte codes; silence is 0xFF."""
-    assert g711.SAMPLES_PER_FRAME == g711.SAMPLE_RATE * 80 // 1000 == 640
+    assert frame_samples(g711.SAMPLE_RATE) == 640
     assert g711.encode(np.zeros(640, np.int16)).tobytes() == bytes([g711.SILENCE]) * 640
 
 

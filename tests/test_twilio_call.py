@@ -35,11 +35,11 @@ from twilio_carrier import Carrier
 from websockets.asyncio.client import ClientConnection, connect
 
 from transports import g711
+from transports.serve import serving
 from transports.twilio import protocol as tp
 from transports.twilio.call import TwilioCall
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.server import TwilioSettings, twilio_routes
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig

@@ -21,10 +21,10 @@ from agent import call_cli
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import AgentSettings, create_agent_app
+from transports.serve import serving
 from transports.twilio.call import TwilioCall
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.twilio.signature import Params, compute_signature, url_variants, valid_signature
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

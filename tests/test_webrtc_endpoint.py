@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 
+from transports.serve import serving
 from transports.webrtc.endpoint import WebRTCEndpoint, call_page_routes, webrtc_params
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 
 #: an audio offer without ICE credentials: aiortc refuses it before any candidate is gathered

@@ -45,8 +45,8 @@ from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
 from playwright.async_api import async_playwright
 from starlette.applications import Starlette
 
+from transports.serve import serving
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
-from transports.ws.server import serving
 from transports.ws.settings import ServerSettings
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.pipecat_service import WarmlineTTSService

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from webrtc_call_scenario import run_in_namespace, wait_for
 
 from agent.server import AgentSettings, AgentState, create_agent_app
-from transports.ws.server import serving
+from transports.serve import serving
 from transports.ws.settings import ServerSettings
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.benchmark.census import Census, census

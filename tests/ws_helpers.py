@@ -15,8 +15,9 @@ import numpy as np
 import numpy.typing as npt
 from websockets.asyncio.client import ClientConnection
 
+from transports.serve import serving
 from transports.ws import protocol as wp
-from transports.ws.server import ServerState, create_app, serving
+from transports.ws.server import ServerState, create_app
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

@@ -17,8 +17,6 @@ import numpy.typing as npt
 
 #: the telephony rate mu-law is used at (any rate works: the coder is per sample)
 SAMPLE_RATE = 8000
-#: samples (and bytes) in one 80 ms frame at ``SAMPLE_RATE``
-SAMPLES_PER_FRAME = 640
 #: added to the magnitude so every segment starts at a power of two
 BIAS = 0x84
 #: largest magnitude the coder represents; louder samples saturate
@@ -69,4 +67,4 @@ def decode(codes: npt.NDArray[np.uint8] | bytes) -> npt.NDArray[np.int16]:
     return out
 
 
-__all__ = ["BIAS", "CLIP", "SAMPLES_PER_FRAME", "SAMPLE_RATE", "SILENCE", "decode", "encode"]
+__all__ = ["BIAS", "CLIP", "SAMPLE_RATE", "SILENCE", "decode", "encode"]

@@ -21,6 +21,9 @@ from urllib.parse import urlsplit
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.errors import InvalidInputError
 
+#: where every server command (``warmline serve``, ``warmline call``) reads its token by default
+TOKEN_ENV = "WARMLINE_TOKEN"
+
 
 class InsecureBindError(InvalidInputError):
     """A non-loopback address without a token (and without ``--insecure``)."""
@@ -106,6 +109,7 @@ class TokenBucket:
 
 
 __all__ = [
+    "TOKEN_ENV",
     "InsecureBindError",
     "TokenBucket",
     "check_bind",

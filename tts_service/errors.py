@@ -22,10 +22,10 @@ clients may switch on); messages are for people and may change.
 Raise them chained with ``from`` when they wrap another exception. Messages may cross a wire;
 what only the operator should read (a path on the server, say) goes in ``operator_hint``.
 
-The transports extend this one tree (the engine never imports them): ``transports.ws_protocol.
-ProtocolError`` (wire codes such as ``bad_json``, ``unknown_command``), ``transports.twilio_protocol.
-TwilioProtocolError`` (``twilio_malformed``, ``twilio_out_of_order``, ``twilio_bad_payload``...),
-``transports.security.InsecureBindError`` and ``transports.ws_server.BindError``.
+The transports extend this one tree (the engine never imports them): ``transports.ws.protocol.
+ProtocolError`` (wire codes such as ``bad_json``, ``unknown_command``), ``transports.twilio.
+protocol.TwilioProtocolError`` (``twilio_malformed``, ``twilio_out_of_order``, ``twilio_bad_payload``...),
+``transports.security.InsecureBindError`` and ``transports.serve.BindError``.
 """
 
 from __future__ import annotations

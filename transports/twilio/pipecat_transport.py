@@ -82,12 +82,13 @@ from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio.call import EndReason, TwilioCall
 from transports.twilio.marks import MarkLedger
+from tts_service.engine.types import FRAME_S, frame_samples
 from tts_service.pipecat_compat import AudioOrderedOutputTransport
 
 log = logging.getLogger("warmline.twilio")
 
-#: 80 ms at 8 kHz, int16
-FRAME_SAMPLES = tp.FRAME_BYTES
+#: samples of one 80 ms engine frame at Twilio's rate
+FRAME_SAMPLES = frame_samples(tp.SAMPLE_RATE)
 #: how much longer than its audio the end of a call waits for the carrier's last marks
 DRAIN_SLACK_S = 1.0
 #: frames the output handles itself instead of timing them by pts (see ``queue_with_audio``)
@@ -117,7 +118,7 @@ def twilio_params(**overrides: Any) -> TransportParams:
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineEntry:
+class TraceEntry:
     """One thing the output did, for benchmarks and logs: ``kind`` with a frame ``seq``."""
 
     time_s: float
@@ -172,7 +173,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
         self._call = transport.call
         self._ledger: MarkLedger[Frame] = MarkLedger()
         #: what the output did, with the call's clock (bounded)
-        self.timeline: deque[TimelineEntry] = deque(maxlen=20_000)
+        self.trace: deque[TraceEntry] = deque(maxlen=20_000)
         #: every word released as heard, in order
         self.heard_words: list[str] = []
         #: frames let go because the carrier stopped echoing marks, pushed with the next release
@@ -185,7 +186,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
         return self._ledger
 
     def _note(self, kind: str, seq: int = -1) -> None:
-        self.timeline.append(TimelineEntry(self._call.clock(), kind, seq))
+        self.trace.append(TraceEntry(self._call.clock(), kind, seq))
 
     async def start(self, frame: StartFrame) -> None:
         await super().start(frame)
@@ -285,7 +286,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
     async def stop(self, frame: EndFrame) -> None:
         """Send what is queued, then let the carrier play it (a goodbye is heard, its words recorded)."""
         await super().stop(frame)
-        budget_s = self._ledger.outstanding * tp.CHUNK_MS * tp.CHUNKS_PER_FRAME / 1000 + DRAIN_SLACK_S
+        budget_s = self._ledger.outstanding * FRAME_S + DRAIN_SLACK_S
         try:
             async with asyncio.timeout(budget_s):
                 while self._ledger.playing and not self._call.ended.is_set():
@@ -356,7 +357,7 @@ class TwilioMediaStreamTransport(BaseTransport):
 
 
 __all__ = [
-    "TimelineEntry",
+    "TraceEntry",
     "TwilioInputTransport",
     "TwilioMediaStreamTransport",
     "TwilioOutputTransport",

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tts_service.engine.types import FRAME_MS, frame_samples
 from tts_service.errors import WarmlineError
 
 #: the only rate and encoding Twilio Media Streams carry
@@ -47,8 +48,9 @@ ENCODING = "audio/x-mulaw"
 CHUNK_MS = 20
 CHUNK_BYTES = SAMPLE_RATE * CHUNK_MS // 1000
 #: an 80 ms engine frame leaves as this many 20 ms media messages, then one mark
-CHUNKS_PER_FRAME = 4
-FRAME_BYTES = CHUNK_BYTES * CHUNKS_PER_FRAME
+CHUNKS_PER_FRAME = FRAME_MS // CHUNK_MS
+#: one 80 ms engine frame at 8 kHz, in mu-law bytes (one per sample)
+FRAME_BYTES = frame_samples(SAMPLE_RATE)
 #: the longest text message accepted (a 20 ms media message is about 300 characters)
 MAX_MESSAGE_CHARS = 64 * 1024
 #: the longest mark name a bot sends or accepts back

@@ -11,18 +11,16 @@ import argparse
 import asyncio
 import contextlib
 import os
-import signal
 import sys
 
-from transports.security import check_bind
+from transports.security import TOKEN_ENV, check_bind
+from transports.serve import ServeOptions, serve_app
 from transports.ws.protocol import Encoding
-from transports.ws.server import bind_socket, create_app, make_server
+from transports.ws.server import create_app
 from transports.ws.settings import ServerSettings
-from tts_service.backends import available_backends, create_backend
+from tts_service.backends import available_backends
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 from tts_service.runtime import EngineRuntime
-
-_TOKEN_ENV = "WARMLINE_TOKEN"
 
 
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:
@@ -48,35 +46,31 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     )
 
 
-async def _serve(settings: ServerSettings, *, backend: str, workers: int) -> None:
-    sock = bind_socket(settings.host, settings.port)
-    try:
-        runtime = EngineRuntime(create_backend(backend), workers=workers, max_sessions=settings.max_sessions)
-        async with runtime:
-            if settings.voice is not None:
-                await runtime.voice_state(settings.voice)  # an unknown voice fails now, not per call
-            server = make_server(create_app(runtime, settings), settings)
-            loop = asyncio.get_running_loop()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, server.handle_exit, sig, None)
-            host, port = sock.getsockname()[:2]
-            shown = f"[{host}]" if ":" in host else host
-            url = f"{shown}:{port}"
-            print(f"warmline: serving on http://{url}/ (WebSocket ws://{url}/ws)", flush=True)
-            try:
-                await server.serve(sockets=[sock])
-            finally:
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    loop.remove_signal_handler(sig)
-    finally:
-        sock.close()
+async def _check_voice(settings: ServerSettings, runtime: EngineRuntime) -> None:
+    if settings.voice is not None:
+        await runtime.voice_state(settings.voice)  # an unknown voice fails now, not per call
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     check_bind(settings.host, token=settings.token, insecure=settings.insecure)
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
-        asyncio.run(_serve(settings, backend=args.backend, workers=args.workers))
+        options = ServeOptions(
+            host=settings.host,
+            port=settings.port,
+            backend=args.backend,
+            workers=args.workers,
+            max_sessions=settings.max_sessions,
+            ws_max_bytes=settings.hard_max_message_bytes,
+            banner=lambda url: f"warmline: serving on http://{url}/ (WebSocket ws://{url}/ws)",
+        )
+        asyncio.run(
+            serve_app(
+                lambda runtime: create_app(runtime, settings),
+                options,
+                prepare=lambda runtime: _check_voice(settings, runtime),
+            )
+        )
     print("warmline: stopped", file=sys.stderr)
     return 0
 
@@ -93,8 +87,8 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--port", type=int, default=d.port, help=f"TCP port, 0: any free (default {d.port})")
     p.add_argument(
         "--token",
-        default=os.environ.get(_TOKEN_ENV),
-        help=f"require this token (Authorization: Bearer, or ?token=); default ${_TOKEN_ENV}",
+        default=os.environ.get(TOKEN_ENV),
+        help=f"require this token (Authorization: Bearer, or ?token=); default ${TOKEN_ENV}",
     )
     p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
     p.add_argument(

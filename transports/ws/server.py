@@ -1,7 +1,7 @@
 """The WebSocket server: a Starlette app over one warm ``EngineRuntime``, and how to run it.
 
     app = create_app(runtime, ServerSettings())     # routes below; starts the runtime on startup
-    async with serving(app, settings) as (host, port):  # uvicorn in this loop, for tests and benches
+    async with serving(app, settings) as (host, port):  # transports.serve: uvicorn in this loop
         ...
 
 Routes: ``/`` (the browser player; a WebSocket on ``/`` too), ``/ws`` (WebSocket), ``/static/*``,
@@ -10,24 +10,20 @@ token when one is set). Each WebSocket gets its own engine session on the shared
 ``ws_connection`` for the protocol); over ``max_sessions`` the socket is accepted and closed with
 1013. Origin and token are checked before the upgrade (403 / 401).
 
-This module owns admission and wiring only; the protocol lives in ``ws_protocol`` (pure) and
-``ws_connection`` (one client). The runtime belongs to the caller, who closes it.
+This module owns admission and wiring only; the protocol lives in ``protocol`` (pure) and
+``connection`` (one client), and ``transports.serve`` runs the app. The runtime belongs to the
+caller, who closes it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import contextvars
 import itertools
 import logging
-import re
-import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -36,31 +32,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from transports.security import origin_ok, request_token, token_ok
+from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
 from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
 from transports.ws.protocol import PROTOCOL_VERSION
 from transports.ws.settings import ServerSettings
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import SampleFormat
-from tts_service.errors import CapacityError, WarmlineError
+from tts_service.errors import CapacityError
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("warmline.ws")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
-#: kernel send buffer of every connection (Linux doubles it). Setting it turns off autotuning,
-#: which on loopback grows to megabytes, so a client that stops reading would otherwise hide
-#: half a minute of audio in the kernel before the send queue noticed. 64 KiB is still seconds of
-#: audio at any rate the server sends.
-SEND_BUFFER_BYTES = 64 * 1024
-#: set in a connection's own task once the upgrade was answered with an HTTP denial (401 / 403)
-_denied: contextvars.ContextVar[bool] = contextvars.ContextVar("warmline_ws_denied", default=False)
-
-
-class BindError(WarmlineError):
-    """The server's address could not be bound (in use, or not an address of this machine)."""
-
-    code = "bind_failed"
 
 
 @dataclass(slots=True)
@@ -146,12 +130,12 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
     settings, metrics = state.settings, state.metrics
     if not origin_ok(websocket.headers.get("origin"), websocket.headers.get("host"), settings.allow_origins):
         metrics.rejected.labels("origin").inc()
-        _denied.set(True)
+        mark_denied()
         await websocket.send_denial_response(PlainTextResponse("origin not allowed\n", status_code=403))
         return
     if not _authorized(websocket, settings):
         metrics.rejected.labels("token").inc()
-        _denied.set(True)
+        mark_denied()
         await websocket.send_denial_response(_unauthorized())
         return
     if state.connections >= settings.max_sessions:
@@ -183,124 +167,4 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
         metrics.sessions.set(state.connections)
 
 
-# -- running ----------------------------------------------------------------------------------
-
-
-class RedactTokens(logging.Filter):
-    """Hide ``token=`` query values in log records (uvicorn logs each WebSocket path with its query)."""
-
-    _TOKEN = re.compile(r"(token=)[^&\s\"']*", re.IGNORECASE)
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                self._TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args
-            )
-        if isinstance(record.msg, str):
-            record.msg = self._TOKEN.sub(r"\1[redacted]", record.msg)
-        return True
-
-
-class QuietDenials(logging.Filter):
-    """Drop uvicorn's "returned without completing handshake" error after an intended denial.
-
-    uvicorn's websockets-sansio protocol logs it for every HTTP denial response (Kludex/uvicorn
-    PR #3138); the record is logged in the connection's task, where ``_denied`` tells the two apart,
-    so a real incomplete handshake still logs.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (_denied.get() and str(record.msg).startswith("ASGI callable returned without completing"))
-
-
-class Server(uvicorn.Server):
-    """uvicorn's server without its own signal handling: its owner decides when it stops."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (0: any free port); raises BindError.
-
-    It listens at once, so clients that connect before the server is started wait in the backlog
-    instead of being refused.
-    """
-    try:
-        family, kind, proto, _, addr = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
-        sock = socket.socket(family, kind, proto)
-    except OSError as exc:
-        raise BindError(f"cannot serve on {host}:{port}: {exc}") from exc
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)  # accepted sockets inherit it
-        sock.bind(addr)
-        sock.listen(socket.SOMAXCONN)
-    except OSError as exc:
-        sock.close()
-        raise BindError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
-    return sock
-
-
-def make_server(app: Starlette, settings: ServerSettings, *, log_level: str = "info") -> Server:
-    """A uvicorn server for ``app`` with the WebSocket limits of ``settings``."""
-    config = uvicorn.Config(
-        app,
-        log_level=log_level,
-        access_log=False,
-        lifespan="on",
-        ws_max_size=settings.hard_max_message_bytes,
-        # PCM barely compresses: deflate would cost CPU on every frame for nothing
-        ws_per_message_deflate=False,
-        timeout_graceful_shutdown=5,
-    )
-    # after uvicorn.Config, which (re)configures its loggers; filters survive that
-    for name in ("uvicorn.error", "uvicorn.access"):
-        target = logging.getLogger(name)
-        for kind in (RedactTokens, QuietDenials):
-            if not any(isinstance(f, kind) for f in target.filters):
-                target.addFilter(kind())
-    return Server(config)
-
-
-@contextlib.asynccontextmanager
-async def serving(
-    app: Starlette,
-    settings: ServerSettings,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    log_level: str = "warning",
-) -> AsyncIterator[tuple[str, int]]:
-    """Run ``app`` with uvicorn in this event loop; yields the bound (host, port)."""
-    sock = bind_socket(host, port)
-    server = make_server(app, settings, log_level=log_level)
-    task = asyncio.create_task(server.serve(sockets=[sock]), name="warmline-uvicorn")
-    try:
-        while not server.started:
-            if task.done():
-                await task
-                raise BindError("the server stopped while starting")
-            await asyncio.sleep(0.01)
-        bound = sock.getsockname()
-        yield str(bound[0]), int(bound[1])
-    finally:
-        server.should_exit = True
-        await task
-        sock.close()
-
-
-__all__ = [
-    "BindError",
-    "QuietDenials",
-    "RedactTokens",
-    "Server",
-    "ServerState",
-    "bind_socket",
-    "create_app",
-    "make_server",
-    "serving",
-]
+__all__ = ["ServerState", "create_app"]

@@ -1,0 +1,221 @@
+"""Running a Warmline app with uvicorn: the one serve helper of ``warmline serve`` and ``warmline call``.
+
+    await serve_app(lambda runtime: create_app(runtime, settings), ServeOptions(...))  # the CLIs
+    async with serving(app) as (host, port):      # uvicorn in this loop, for tests and benchmarks
+        ...
+
+``serve_app`` binds the address first (a busy port fails before any model loads), loads the
+backend once into an ``EngineRuntime`` (model compute on its worker threads), builds the app on
+it, prints one line with the address, and serves until SIGINT or SIGTERM; then uvicorn stops, the
+runtime closes every session and joins its workers, and the socket is closed. uvicorn's own
+signal handling is off (``Server``): the owner decides when the server stops.
+
+Every server gets the same log filters (``RedactTokens``; uvicorn's denial noise is silenced
+by ``uvicorn_compat.QuietDenials``) and the same socket (``bind_socket``: a small send buffer so
+a client that stops reading is noticed within seconds of audio, not half a minute).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import signal
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+
+import uvicorn
+from starlette.applications import Starlette
+
+from transports.uvicorn_compat import QuietDenials
+from transports.ws.settings import ServerSettings
+from tts_service.backends import create_backend
+from tts_service.errors import WarmlineError
+from tts_service.runtime import EngineRuntime
+
+#: kernel send buffer of every connection (Linux doubles it). Setting it turns off autotuning,
+#: which on loopback grows to megabytes, so a client that stops reading would otherwise hide
+#: half a minute of audio in the kernel before the send queue noticed. 64 KiB is still seconds of
+#: audio at any rate the server sends.
+SEND_BUFFER_BYTES = 64 * 1024
+#: the largest WebSocket message uvicorn takes when the app sets no limit of its own
+DEFAULT_WS_MAX_BYTES = 4 * 65536
+
+
+class BindError(WarmlineError):
+    """The server's address could not be bound (in use, or not an address of this machine)."""
+
+    code = "bind_failed"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """Where to listen and what to run: the part of a CLI's arguments that ``serve_app`` needs."""
+
+    host: str
+    port: int
+    backend: str = "hibari"
+    workers: int = 2
+    #: sessions the runtime serves at most
+    max_sessions: int = 256
+    #: the largest WebSocket message uvicorn accepts (the app may refuse smaller ones itself)
+    ws_max_bytes: int = DEFAULT_WS_MAX_BYTES
+    #: the line printed once the server listens, given "host:port"
+    banner: Callable[[str], str] = lambda address: f"warmline: serving on http://{address}/"
+
+
+class RedactTokens(logging.Filter):
+    """Hide ``token=`` query values in log records (uvicorn logs each WebSocket path with its query)."""
+
+    _TOKEN = re.compile(r"(token=)[^&\s\"']*", re.IGNORECASE)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                self._TOKEN.sub(r"\1[redacted]", a) if isinstance(a, str) else a for a in record.args
+            )
+        if isinstance(record.msg, str):
+            record.msg = self._TOKEN.sub(r"\1[redacted]", record.msg)
+        return True
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server without its own signal handling: its owner decides when it stops."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (0: any free port); raises BindError.
+
+    It listens at once, so clients that connect before the server is started wait in the backlog
+    instead of being refused.
+    """
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        sock = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise BindError(f"cannot serve on {host}:{port}: {exc}") from exc
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)  # accepted sockets inherit it
+        sock.bind(addr)
+        sock.listen(socket.SOMAXCONN)
+    except OSError as exc:
+        sock.close()
+        raise BindError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
+
+
+def make_server(
+    app: Starlette, *, ws_max_bytes: int = DEFAULT_WS_MAX_BYTES, log_level: str = "info"
+) -> Server:
+    """A uvicorn server for ``app``, with the log filters every Warmline server has."""
+    config = uvicorn.Config(
+        app,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        ws_max_size=ws_max_bytes,
+        # PCM barely compresses: deflate would cost CPU on every frame for nothing
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=5,
+    )
+    # after uvicorn.Config, which (re)configures its loggers; filters survive that
+    for name in ("uvicorn.error", "uvicorn.access"):
+        target = logging.getLogger(name)
+        for kind in (RedactTokens, QuietDenials):
+            if not any(isinstance(f, kind) for f in target.filters):
+                target.addFilter(kind())
+    return Server(config)
+
+
+def address_of(sock: socket.socket) -> str:
+    """``host:port`` of a bound socket, with an IPv6 host in brackets."""
+    host, port = sock.getsockname()[:2]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+async def serve_app(
+    build: Callable[[EngineRuntime], Starlette],
+    options: ServeOptions,
+    *,
+    prepare: Callable[[EngineRuntime], Awaitable[object]] | None = None,
+) -> None:
+    """Serve ``build(runtime)`` until SIGINT or SIGTERM, then stop cleanly (see the module doc).
+
+    ``prepare`` runs once the model is loaded, before the app is built (a check that should fail
+    the start, not the first call: an unknown voice, say).
+    """
+    sock = bind_socket(options.host, options.port)
+    try:
+        backend = create_backend(options.backend)
+        runtime = EngineRuntime(backend, workers=options.workers, max_sessions=options.max_sessions)
+        async with runtime:
+            if prepare is not None:
+                await prepare(runtime)
+            server = make_server(build(runtime), ws_max_bytes=options.ws_max_bytes)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, server.handle_exit, sig, None)
+            print(options.banner(address_of(sock)), flush=True)
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                for sig in (signal.SIGINT, signal.SIGTERM):
+                    loop.remove_signal_handler(sig)
+    finally:
+        sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    app: Starlette,
+    settings: ServerSettings | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    ws_max_bytes: int = DEFAULT_WS_MAX_BYTES,
+    log_level: str = "warning",
+) -> AsyncIterator[tuple[str, int]]:
+    """Run ``app`` with uvicorn in this event loop; yields the bound (host, port).
+
+    ``settings`` (a ``ServerSettings``) sets the WebSocket message limit its app expects.
+    """
+    limit = settings.hard_max_message_bytes if settings is not None else ws_max_bytes
+    sock = bind_socket(host, port)
+    server = make_server(app, ws_max_bytes=limit, log_level=log_level)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name="warmline-uvicorn")
+    try:
+        while not server.started:
+            if task.done():
+                await task
+                raise BindError("the server stopped while starting")
+            await asyncio.sleep(0.01)
+        bound = sock.getsockname()
+        yield str(bound[0]), int(bound[1])
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
+
+
+__all__ = [
+    "DEFAULT_WS_MAX_BYTES",
+    "SEND_BUFFER_BYTES",
+    "BindError",
+    "RedactTokens",
+    "ServeOptions",
+    "Server",
+    "address_of",
+    "bind_socket",
+    "make_server",
+    "serve_app",
+    "serving",
+]
