@@ -25,10 +25,10 @@ return the event they queued (``Paused``, ``Resumed``, ``Reset``), which also co
 last frame is handed out (``Done``). ``start`` and ``inject`` keep the conversation prefix; only
 ``reset`` drops it.
 
-The session keeps to the state machine; the parts it drives each have one job: the segmenter
-cuts tokens into units, the speakable stage (``speakable``) makes their text readable, a
-producer (``producers``) turns units into jobs and job results into audio chunks, the timeline
-frames the audio, and the listener clock (``listener``) says when the listener runs dry.
+The session keeps to the state machine. The text and audio move through a ``stream.TurnStream``
+whose parts each have one job: the segmenter cuts tokens into units, the speakable stage makes
+their text readable, a producer turns units into jobs and job results into audio chunks, the
+timeline frames the audio, and the listener clock says when the listener runs dry.
 
 After calling a verb you must call ``next_job()`` / ``complete()`` until no job is left, and
 ``next_output()`` or ``drain()`` to collect frames and events; ``next_deadline_s()`` says when
@@ -42,16 +42,15 @@ from __future__ import annotations
 import enum
 import logging
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.conditioner import JoinPolicy
+from tts_service.engine.config import SessionConfig, check_config
 from tts_service.engine.jobs import Job, JobResult
-from tts_service.engine.listener import ListenerClock
 from tts_service.engine.ports import Backend, VoiceState
-from tts_service.engine.producers import JobContext, Producer, make_producer
-from tts_service.engine.segmenter import Segmenter
-from tts_service.engine.speakable import SpeakableStage
+from tts_service.engine.producers import JobContext
+from tts_service.engine.stream import TurnStream
 from tts_service.engine.textclean import sanitize
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import (
@@ -62,16 +61,8 @@ from tts_service.engine.types import (
     Reset,
     Resumed,
     SampleFormat,
-    SpeechFrame,
-    check_sample_rate,
 )
-from tts_service.errors import (
-    InvalidInputError,
-    InvalidSpeedError,
-    InvalidStateError,
-    SessionClosedError,
-    TextTooLongError,
-)
+from tts_service.errors import InvalidInputError, InvalidStateError, SessionClosedError, TextTooLongError
 
 log = logging.getLogger("warmline.engine")
 
@@ -90,33 +81,6 @@ class SessionState(enum.Enum):
 RUNNING = (SessionState.SPEAKING, SessionState.FLUSHING)
 
 
-@dataclass(frozen=True, slots=True)
-class SessionConfig:
-    """Per-session settings; ``voice`` None means the backend's default."""
-
-    voice: str | None = None
-    sample_rate: int = 24000
-    sample_format: SampleFormat = SampleFormat.PCM16
-    speed: float = 1.0
-    #: fixes the model's noise so the same text gives the same samples
-    seed: int | None = None
-    first_unit_hold_s: float = 0.15
-    tail_hold_s: float = 0.6
-    #: the bounded text buffer: text accepted but not yet spoken
-    max_text_chars: int = 100_000
-    #: unit backends: synthesize the next unit once less than this much audio is pending
-    refill_below_ms: int = 1200
-    #: frame backends: step at most this many frames ahead of the listener
-    lookahead_frames: int = 3
-    pause_fade_ms: float = 10.0
-    #: pause emits one last faded frame (True), or nothing, for transports that fade out
-    #: themselves; either way ``Paused.num_samples`` counts exactly the samples handed out
-    pause_fade_frame: bool = True
-    #: when a real-time listener would run dry within this long and no unit is queued, speak the
-    #: complete words held (a cut at a word beats a gap in the audio)
-    starve_guard_ms: int = 250
-
-
 class EngineSession:
     """One call's speech stream over a shared, warm backend. Not thread-safe: one owner."""
 
@@ -133,27 +97,21 @@ class EngineSession:
         self._backend = backend
         self._caps = backend.capabilities
         self._clock = clock
-        self._check_config(config)
+        check_config(config, self._caps)
         self._config = config
         voice = config.voice or backend.default_voice
         self._voice_state = (
             voice_state if voice_state is not None else backend.new_voice_state(voice, seed=config.seed)
         )
-        self._join_policy = join_policy
-        self._producer = self._new_producer()
-        self._segmenter = self._new_segmenter()
-        self._speakable = SpeakableStage(self._caps)
+        self._stream = TurnStream(backend, config, clock=clock, join_policy=join_policy)
         self._state = SessionState.IDLE
         self._resume_to = SessionState.SPEAKING
         self._flush_on_resume = False
         self._turn_id = 0
-        self._timeline = Timeline(0, config.sample_rate, config.sample_format, fade_ms=config.pause_fade_ms)
         self._outbox: deque[Output] = deque()
         self._epoch = 0
         self._in_flight: Job | None = None
         self._context_reset_pending = False
-        #: the real-time listener of the frames handed out (when it runs dry sets the deadlines)
-        self._listener = ListenerClock()
 
     # -- properties ---------------------------------------------------------------------------
 
@@ -180,12 +138,12 @@ class EngineSession:
     @property
     def pending_samples(self) -> int:
         """Audio made and not yet handed out, in output samples."""
-        return self._timeline.pending_samples
+        return self._stream.timeline.pending_samples
 
     @property
     def held_chars(self) -> int:
         """Text accepted and not yet handed to the model (the bounded text buffer)."""
-        return self._segmenter.buffered_chars + self._producer.held_chars
+        return self._stream.held_chars
 
     @property
     def epoch(self) -> int:
@@ -199,12 +157,12 @@ class EngineSession:
     @property
     def timeline(self) -> Timeline:
         """The current turn's timeline (read-only use: unit spans, spoken words)."""
-        return self._timeline
+        return self._stream.timeline
 
     @property
     def spoken_text(self) -> str:
         """The words of the current (or last) turn whose audio has been handed out."""
-        return self._timeline.spoken_text
+        return self._stream.timeline.spoken_text
 
     def _set_state(self, new: SessionState) -> None:
         if new is not self._state:
@@ -212,35 +170,6 @@ class EngineSession:
             self._state = new
 
     # -- configuration ------------------------------------------------------------------------
-
-    def _check_config(self, config: SessionConfig) -> None:
-        check_sample_rate(config.sample_rate)
-        if not isinstance(config.sample_format, SampleFormat):
-            raise InvalidInputError("sample_format must be a SampleFormat (use SampleFormat.parse)")
-        lo, hi = self._caps.speed_range
-        if not isinstance(config.speed, int | float) or not lo <= float(config.speed) <= hi:
-            raise InvalidSpeedError(f"speed {config.speed!r} is outside {lo}..{hi}")
-        if config.max_text_chars < 1 or config.lookahead_frames < 1:
-            raise InvalidInputError("max_text_chars and lookahead_frames must be positive")
-
-    def _new_producer(self) -> Producer:
-        c = self._config
-        return make_producer(
-            self._backend,
-            c.sample_rate,
-            refill_below_ms=c.refill_below_ms,
-            lookahead_frames=c.lookahead_frames,
-            seed=c.seed,
-            join_policy=self._join_policy,
-        )
-
-    def _new_segmenter(self) -> Segmenter:
-        c = self._config
-        return Segmenter(
-            first_unit_hold_s=c.first_unit_hold_s,
-            tail_hold_s=c.tail_hold_s,
-            max_buffer_chars=c.max_text_chars,
-        )
 
     def configure(
         self,
@@ -267,13 +196,13 @@ class EngineSession:
             new = replace(new, sample_format=SampleFormat.parse(sample_format))
         if voice is not None:
             new = replace(new, voice=voice)
-        self._check_config(new)
+        check_config(new, self._caps)
         if voice_state is None and voice is not None and voice != (self._config.voice or ""):
             voice_state = self._backend.new_voice_state(voice, seed=new.seed)
         if voice_state is not None:
             self._voice_state = voice_state
         self._config = new
-        self._producer = self._new_producer()
+        self._stream.reconfigure(new)
         return new
 
     # -- verbs --------------------------------------------------------------------------------
@@ -308,7 +237,7 @@ class EngineSession:
             raise self._refuse("start", "a turn is running: pause() it or wait for done")
         clean = self._prepare_text(text, appending=False)
         self._begin_turn()
-        self._feed_text(clean)
+        self._stream.feed(clean)
         return self._turn_id
 
     def inject(self, text: str) -> int:
@@ -328,7 +257,7 @@ class EngineSession:
         elif self._state is SessionState.PAUSED:
             self._discard_remainder()
             self._set_state(SessionState.SPEAKING)
-        self._feed_text(clean)
+        self._stream.feed(clean)
         return self._turn_id
 
     def flush(self) -> int:
@@ -339,12 +268,10 @@ class EngineSession:
         """
         self._check_open()
         if self._state is SessionState.SPEAKING:
-            self._segmenter.flush()
-            self._take_units()
+            self._stream.flush_text()
             self._set_state(SessionState.FLUSHING)
         elif self._state is SessionState.PAUSED:
-            self._segmenter.flush()
-            self._take_units()
+            self._stream.flush_text()
             self._flush_on_resume = True
         else:
             raise self._refuse("flush", "no running turn to flush")
@@ -360,15 +287,15 @@ class EngineSession:
         if self._state not in RUNNING:
             raise self._refuse("pause", "no turn is being spoken")
         self._resume_to = self._state
-        self._listener.restart()
-        fade = self._timeline.pop_fade_frame() if self._config.pause_fade_frame else None
+        fade = self._stream.pause(fade_frame=self._config.pause_fade_frame)
         if fade is not None:
             self._outbox.append(fade)
+        timeline = self._stream.timeline
         paused = Paused(
             turn_id=self._turn_id,
-            spoken=self._timeline.spoken_text,
-            num_samples=self._timeline.emitted_samples,
-            words=self._timeline.spoken_words,
+            spoken=timeline.spoken_text,
+            num_samples=timeline.emitted_samples,
+            words=timeline.spoken_words,
         )
         self._outbox.append(paused)
         self._set_state(SessionState.PAUSED)
@@ -382,7 +309,7 @@ class EngineSession:
         self._check_open()
         if self._state is not SessionState.PAUSED:
             raise self._refuse("resume", "only a paused turn resumes")
-        self._timeline.fade_in_remainder()
+        self._stream.fade_in_remainder()
         target = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
         self._flush_on_resume = False
         resumed = Resumed(self._turn_id)
@@ -398,7 +325,7 @@ class EngineSession:
         self._check_open()
         self._drop_work()
         self._context_reset_pending = True
-        self._producer.restart_context()
+        self._stream.restart_context()
         self._flush_on_resume = False
         event = Reset(self._turn_id)
         self._outbox.append(event)
@@ -419,38 +346,20 @@ class EngineSession:
         if self._state is SessionState.PAUSED:
             self._discard_remainder()
         self._turn_id += 1
-        c = self._config
-        self._timeline = Timeline(self._turn_id, c.sample_rate, c.sample_format, fade_ms=c.pause_fade_ms)
-        self._segmenter.reset()
-        self._speakable.reset()
-        self._producer.new_turn()
+        self._stream.new_turn(self._turn_id)
         self._flush_on_resume = False
-        self._listener.restart()
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
         """Forget unspoken text, unheard audio and in-flight results; keep the prefix."""
         self._epoch += 1
         self._in_flight = None
-        self._segmenter.reset()
-        self._speakable.reset()
-        self._listener.restart()
-        self._timeline.discard_pending()
-        self._producer.discard()
+        self._stream.drop_unheard()
 
     def _discard_remainder(self) -> None:
         """An interrupted answer is obsolete: drop what was not heard, keep the prefix and turn."""
         self._drop_work()
         self._flush_on_resume = False
-
-    def _feed_text(self, text: str) -> None:
-        if text:
-            self._segmenter.feed(text, self._clock())
-            self._take_units()
-
-    def _take_units(self) -> None:
-        for unit in self._speakable.take(self._segmenter.units_ready()):
-            self._producer.add(unit)
 
     # -- compute ------------------------------------------------------------------------------
 
@@ -458,11 +367,7 @@ class EngineSession:
         """When a hold timer fires or the listener is about to run dry (clock seconds), if ever."""
         if self._state is not SessionState.SPEAKING:
             return None
-        held = self._segmenter.next_deadline_s()
-        starve = self._starvation_due_s()
-        if held is None or starve is None:
-            return held if starve is None else starve
-        return min(held, starve)
+        return self._stream.next_deadline_s(job_in_flight=self.job_in_flight)
 
     def listener_runs_dry_at_s(self) -> float | None:
         """When a real-time listener will have played all audio made so far (clock seconds).
@@ -471,22 +376,7 @@ class EngineSession:
         that is what the audio is for, whether or not the caller pulls frames ahead. None before
         the turn's first frame (and after a pause) until playback restarts.
         """
-        play_end = self._listener.play_end_s
-        if play_end is None:
-            return None
-        return play_end + self._timeline.pending_samples / self.sample_rate
-
-    def _starvation_due_s(self) -> float | None:
-        """When to speak the held complete words so the listener does not run dry, if that helps."""
-        dry = self.listener_runs_dry_at_s()
-        if (
-            dry is None
-            or self._in_flight is not None
-            or self._producer.held_chars
-            or not self._segmenter.complete_words
-        ):
-            return None
-        return dry - self._config.starve_guard_ms / 1000
+        return self._stream.listener_runs_dry_at_s()
 
     def next_job(self) -> Job | None:
         """The next piece of model compute this session wants now, or None.
@@ -496,13 +386,6 @@ class EngineSession:
         """
         if self._in_flight is not None or self._state not in RUNNING:
             return None
-        if self._state is SessionState.SPEAKING:
-            now = self._clock()
-            self._segmenter.poll(now)
-            due = self._starvation_due_s()
-            if due is not None and now >= due:
-                self._segmenter.cut_words()
-            self._take_units()
         ctx = JobContext(
             epoch=self._epoch,
             turn_id=self._turn_id,
@@ -510,11 +393,8 @@ class EngineSession:
             speed=float(self._config.speed),
             reset_context=self._context_reset_pending,
         )
-        job = self._producer.next_job(
-            ctx,
-            pending_samples=self._timeline.pending_samples,
-            flushing=self._state is SessionState.FLUSHING,
-        )
+        flushing = self._state is SessionState.FLUSHING
+        job = self._stream.next_job(ctx, flushing=flushing, job_in_flight=False)
         if job is not None:
             self._in_flight = job
             self._context_reset_pending = False
@@ -547,15 +427,9 @@ class EngineSession:
         if result.error is not None:
             log.warning("turn %d: %s", self._turn_id, result.error)
             self._outbox.append(ErrorEvent(self._turn_id, result.error.code, str(result.error)))
-        for chunk in self._producer.complete(result):
-            self._timeline.place(chunk)
+        self._stream.place(result)
 
     # -- output -------------------------------------------------------------------------------
-
-    def _turn_complete(self) -> bool:
-        if self._in_flight is not None or self._segmenter.buffered_chars:
-            return False
-        return self._producer.finished()
 
     def next_output(self) -> Output | None:
         """The next frame or event, in order, or None when nothing is ready yet."""
@@ -563,21 +437,16 @@ class EngineSession:
             return self._outbox.popleft()
         if self._state not in RUNNING:
             return None
-        frame = self._timeline.pop_frame()
+        frame = self._stream.pop_frame()
         if frame is not None:
-            self._handed_out(frame)
             return frame
-        if self._state is SessionState.FLUSHING and self._turn_complete():
-            tail = self._timeline.pop_frame(allow_partial=True)
+        if self._state is SessionState.FLUSHING and self._stream.finished(job_in_flight=self.job_in_flight):
+            tail = self._stream.pop_tail()
             if tail is not None:
                 return tail
             self._set_state(SessionState.IDLE)
-            return Done(self._turn_id, self._timeline.emitted_samples)
+            return Done(self._turn_id, self._stream.timeline.emitted_samples)
         return None
-
-    def _handed_out(self, frame: SpeechFrame) -> None:
-        """The listener gets ``frame``: it plays after what it holds, or from now if it ran dry."""
-        self._listener.sent(self._clock(), frame.num_samples / self.sample_rate)
 
     def drain(self) -> list[Output]:
         """Every frame and event ready now, in order."""
