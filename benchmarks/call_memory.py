@@ -4,7 +4,7 @@
 
 Runs ``warmline call``'s app (``agent.server.create_agent_app`` with its default parts: Silero on
 the shared model, pocketsphinx from the decoder pool, the demo responder) and calls its real
-``/twilio`` endpoint with the simulated carrier (``tests/twilio_carrier.py``); every call asks
+``/twilio`` endpoint with the simulated carrier (``transports.twilio.carrier``); every call asks
 one spoken question, hears the answer and hangs up.
 
 * per concurrent call: ``--concurrent`` calls at once, each mid-answer when the process is read;
@@ -28,20 +28,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # the simulated carrier and the caller's speech
+sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/call_memory.py``
 
-from engine_helpers import spoken_pcm  # noqa: E402
-from twilio_carrier import Carrier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from agent.server import AgentSettings, AgentState, create_agent_app  # noqa: E402
 from transports import g711  # noqa: E402
 from transports.serve import serving  # noqa: E402
+from transports.twilio.carrier import Carrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.benchmark.census import Census, census  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
+from tts_service.speech import spoken_pcm  # noqa: E402
 
 QUESTION = "What time do you open?"
 MAX_TICKS = 1500  # 30 s of carrier ticks: a bound against hangs

@@ -15,8 +15,8 @@ Measured per service: first token to the first audio frame out of the TTS; after
 audio frames of the interrupted turn that still left the TTS, and how late the last one did;
 and, at ``--points`` random barge-in points, whether the assistant context holds exactly the
 words whose audio began before the cut (truth: word times recorded from each service's model
-output). ``Playback`` stands in for the transport: it plays audio instantly but in order, so
-only the order of frames decides what counts as heard.
+output). ``agent.sim.Playback`` stands in for the transport: it plays audio instantly but in
+order, so only the order of frames decides what counts as heard.
 
 Prints a table and writes ``<out>/pipecat_bench.json``. Never asserts a target.
 """
@@ -31,7 +31,6 @@ import re
 import statistics
 import sys
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
@@ -46,7 +45,6 @@ from pipecat.frames.frames import (
     LLMFullResponseStartFrame,
     LLMTextFrame,
     StartFrame,
-    SystemFrame,
     TTSAudioRawFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
@@ -58,8 +56,10 @@ from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TextAggregationMode, TTSService
 from pipecat.workers.runner import WorkerRunner
 
+from agent.sim import Playback
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.ports import UnitBackend
+from tts_service.engine.turns import Turn
 from tts_service.engine.types import SpeechFrame, float_to_pcm16
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
@@ -128,11 +128,11 @@ class RecordingWarmline(WarmlineTTSService):
         #: per context: the words of each frame handed on, in order
         self.frame_words: dict[str, list[list[str]]] = {}
 
-    async def _deliver_frame(self, turn: Any, frame: SpeechFrame) -> None:
-        before = len(self._turns) and self._turns[0] is turn
+    async def _deliver_frame(self, turn: Turn, frame: SpeechFrame) -> None:
+        before = self._turns is not None and self._turns.running is turn
         await super()._deliver_frame(turn, frame)
-        if before and self._turns and self._turns[0] is turn:
-            self.frame_words.setdefault(turn.context_id, []).append([w.word for w in frame.words])
+        if before and self._turns is not None and self._turns.running is turn:
+            self.frame_words.setdefault(str(turn.key), []).append([w.word for w in frame.words])
 
 
 # -- stand-ins for the rest of a call -------------------------------------------------------
@@ -153,69 +153,6 @@ class Probe(FrameProcessor):
         elif isinstance(frame, InterruptionFrame):
             self.interruptions.append(time.perf_counter())
         await self.push_frame(frame, direction)
-
-
-class Playback(FrameProcessor):
-    """The transport: holds what arrives and plays it, in order, up to a point in the audio.
-
-    Text that follows an audio chunk counts as heard only if the whole chunk was played; an
-    interruption drops everything held.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._held: deque[Frame] = deque()
-        self._arrived = asyncio.Event()
-        self.hold = True
-        self.played_s = 0.0
-        self.contexts: list[str | None] = []
-        self.response_ended = asyncio.Event()
-        self.interruption_passed = asyncio.Event()
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if direction is FrameDirection.UPSTREAM or isinstance(frame, StartFrame):
-            await self.push_frame(frame, direction)
-        elif isinstance(frame, InterruptionFrame):
-            self._held.clear()
-            await self.push_frame(frame, direction)
-            self.interruption_passed.set()
-        elif isinstance(frame, SystemFrame):
-            await self.push_frame(frame, direction)
-        elif isinstance(frame, EndFrame) or not self.hold:
-            while self._held:
-                await self._release(self._held.popleft())
-            await self._release(frame)
-        else:
-            self._held.append(frame)
-            self._arrived.set()
-
-    async def _release(self, frame: Frame) -> None:
-        if isinstance(frame, TTSAudioRawFrame):
-            self.played_s += frame.num_frames / frame.sample_rate
-            self.contexts.append(frame.context_id)
-        elif isinstance(frame, LLMFullResponseEndFrame):
-            self.response_ended.set()
-        await self.push_frame(frame)
-
-    async def play_until(self, until_s: float) -> None:
-        """Play held frames until the next audio would start at or after ``until_s``."""
-        while True:
-            while not self._held:
-                self._arrived.clear()
-                await self._arrived.wait()
-            nxt = self._held[0]
-            if isinstance(nxt, TTSAudioRawFrame) and self.played_s >= until_s - 1e-9:
-                return
-            await self._release(self._held.popleft())
-            if isinstance(nxt, TTSAudioRawFrame) and self.played_s > until_s + 1e-9:
-                return  # a chunk straddles the cut: what follows it was not heard
-
-    def new_turn(self) -> None:
-        self.played_s = 0.0
-        self.contexts.clear()
-        self.response_ended.clear()
-        self.interruption_passed.clear()
 
 
 # -- one service under test -----------------------------------------------------------------
@@ -297,7 +234,7 @@ class Bench:
             llm.cancel()  # a real LLM stops generating when the user barges in
             t_cut = time.perf_counter()
             await self.worker.queue_frame(InterruptionFrame())
-            await asyncio.wait_for(self.playback.interruption_passed.wait(), 60)
+            await asyncio.wait_for(self.playback.interruption_seen.wait(), 60)
             await asyncio.sleep(0.5)  # anything of the old turn still leaving the TTS would show now
             record = self._turn_record(t0, first_audio_index, t_cut, messages_before)
             return {**record, "cut_s": cut_at_s}
@@ -314,7 +251,7 @@ class Bench:
             "first_audio_ms": (audio[0][0] - t0) * 1000 if audio else None,
             "context_id": contexts[0] if contexts else None,
             "played_s": self.playback.played_s,
-            "played_chunks": len(self.playback.contexts),
+            "played_chunks": len(self.playback.played_audio),
         }
         new = [m for m in self.context.messages[messages_before:] if isinstance(m, dict)]
         record["context"] = " ".join(str(m.get("content")) for m in new if m.get("role") == "assistant")

@@ -39,29 +39,28 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # the test bot and the simulated carrier
+sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/transport_bench.py``
 
 from aiortc import RTCConfiguration, RTCPeerConnection  # noqa: E402
-from call_bot import AudioProbe, SpeechTrigger, run_bot  # noqa: E402
-from engine_helpers import spoken_pcm  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
-from twilio_carrier import Carrier  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
+from agent.sim import AudioProbe, SpeechTrigger, run_bot  # noqa: E402
 from transports import g711  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.twilio import protocol as tp  # noqa: E402
 from transports.twilio.call import TwilioCall  # noqa: E402
+from transports.twilio.carrier import Carrier  # noqa: E402
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport  # noqa: E402
 from transports.twilio.server import TwilioSettings, twilio_routes  # noqa: E402
 from transports.webrtc.engine_track import EngineTrack  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
-from tts_service.engine.session import SessionConfig  # noqa: E402
-from tts_service.engine.types import Output, SpeechFrame  # noqa: E402
+from tts_service.engine.session import SessionConfig, SessionState  # noqa: E402
+from tts_service.engine.types import Output, Paused, Resumed, SpeechFrame  # noqa: E402
 from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime, RuntimeSession  # noqa: E402
+from tts_service.speech import spoken_pcm  # noqa: E402
 
 OUT_DIR = ROOT / "bench-out"
 JSON_NAME = "transport_bench.json"
@@ -131,6 +130,10 @@ class ProbeSource:
     def sample_rate(self) -> int:
         return self.session.sample_rate
 
+    @property
+    def state(self) -> SessionState:
+        return self.session.state
+
     async def run(self) -> None:
         frame = self.session.sample_rate * 80 // 1000
         while True:
@@ -145,11 +148,11 @@ class ProbeSource:
             self.taken.append((time.monotonic(), out.turn_id, out.index, out.last_in_pause))
         return out
 
-    def pause(self) -> None:
-        self.session.pause()
+    def pause(self) -> Paused:
+        return self.session.pause()
 
-    def resume(self) -> None:
-        self.session.resume()
+    def resume(self) -> Resumed:
+        return self.session.resume()
 
 
 async def webrtc_run(backend: HibariBackend, turns: int) -> dict[str, Any]:

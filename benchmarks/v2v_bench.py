@@ -2,7 +2,7 @@
 
     python benchmarks/v2v_bench.py [--turns 20] [--out bench-out] [--bots warmline,stock]
 
-A simulated Twilio carrier (``tests/twilio_carrier.py``: 20 ms mu-law each way, in real time,
+A simulated Twilio carrier (``transports.twilio.carrier``: 20 ms mu-law each way, in real time,
 playback that a ``clear`` stops) calls each bot in turn and asks ``--turns`` spoken questions
 (hibari's voice at 8 kHz). Every even turn waits for the previous answer to finish; every odd
 turn asks its question over the answer, ``BARGE_IN_AFTER_S`` into it (a barge-in).
@@ -49,13 +49,10 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # the simulated carrier
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/v2v_bench.py``
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the stock bot, ``v2v_stock``
 
-from engine_helpers import spoken_pcm  # noqa: E402
 from pipecat.observers.base_observer import BaseObserver  # noqa: E402
-from twilio_carrier import Carrier, Utterance  # noqa: E402
 from v2v_stock import stock_app  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
@@ -68,9 +65,11 @@ from agent.vad import VAD_ANALYZERS  # noqa: E402
 from transports import g711  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.twilio import protocol as tp  # noqa: E402
+from transports.twilio.carrier import Carrier, Utterance  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
+from tts_service.speech import spoken_pcm  # noqa: E402
 
 QUESTIONS = (
     "What time do you open?",

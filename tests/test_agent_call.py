@@ -1,7 +1,7 @@
 """The voice agent end to end on a phone call: simulated Twilio carrier -> ``warmline call``'s app.
 
-The caller (``twilio_carrier``) speaks questions synthesized by hibari at 8 kHz mu-law into the
-real ``/twilio`` endpoint of ``create_agent_app``; the agent's pipeline (Silero VAD, pocketsphinx
+The caller (``transports.twilio.carrier``) speaks questions synthesized by hibari at 8 kHz mu-law
+into the real ``/twilio`` endpoint of ``create_agent_app``; the agent's pipeline (Silero VAD, pocketsphinx
 with the demo grammar, the demo responder, WarmlineTTSService, the Twilio transport) answers.
 The answer the caller hears is judged by ``tests/asr.py``. Then the caller talks over the second
 answer: the bot clears the carrier, and the LLM context keeps only the words whose marks came back.
@@ -27,9 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from engine_helpers import spoken_pcm, write_wav
 from test_webrtc_call import SCENARIO_TIMEOUT_S
-from twilio_carrier import Carrier
 from webrtc_call_scenario import CHROMIUM
 from websockets.asyncio.client import connect
 
@@ -40,9 +38,11 @@ from agent.stt import PocketsphinxSTTService
 from transports import g711
 from transports.serve import serving
 from transports.twilio import protocol as tp
+from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm, write_wav
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTION_1 = "What time do you open?"

@@ -20,13 +20,13 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
-from twilio_carrier import Carrier
 from websockets.asyncio.client import connect
 
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import TOKEN_COOKIE, AgentSettings, create_agent_app, default_parts
 from transports.serve import serving
+from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

@@ -6,7 +6,6 @@ import asyncio
 
 import numpy as np
 import pytest
-from engine_helpers import spoken_pcm
 from pipecat.frames.frames import (
     Frame,
     InterimTranscriptionFrame,
@@ -14,9 +13,9 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat_helpers import feed_audio
 
 from agent.responder import DEMO_PHRASES
+from agent.sim import feed_audio
 from agent.stt import (
     NARROWBAND_CMN_INIT,
     WIDEBAND_CMN_INIT,
@@ -27,6 +26,7 @@ from agent.stt import (
 )
 from agent.vad import silero_vad
 from tts_service.engine.ports import Backend
+from tts_service.speech import spoken_pcm
 
 
 def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:

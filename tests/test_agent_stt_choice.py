@@ -14,11 +14,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
-from engine_helpers import spoken_pcm
 from pipecat.frames.frames import Frame, TranscriptionFrame
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat_helpers import feed_audio
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -28,6 +26,7 @@ from starlette.routing import Route
 from agent import call_cli
 from agent.cli import build_parser, main
 from agent.server import AgentSettings, default_parts
+from agent.sim import feed_audio
 from agent.stt import PocketsphinxSTTService, normalize_phrase
 from agent.stt_choice import STT_CHOICES, stt_factory
 from agent.vad import silero_vad
@@ -36,6 +35,7 @@ from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm
 
 QUESTION = "What is the weather like today?"
 #: what the fake transcription server answers

@@ -7,7 +7,6 @@ import sys
 
 import numpy as np
 import pytest
-from engine_helpers import spoken_pcm
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.frames.frames import (
     Frame,
@@ -18,12 +17,12 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat_helpers import feed_audio
 
 from agent import call_cli
 from agent.cli import build_parser, main
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, default_parts
+from agent.sim import feed_audio
 from agent.stt import PocketsphinxSTTService, normalize_phrase
 from agent.vad import (
     VAD_ANALYZERS,
@@ -36,6 +35,7 @@ from agent.vad import (
 from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm
 
 RATES = [8000, 16000]
 LEAD_S = 0.5

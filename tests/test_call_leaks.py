@@ -21,17 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import spoken_pcm, write_wav
-from twilio_carrier import Carrier
 from websockets.asyncio.client import connect
 
 from agent.server import AgentSettings, AgentState, create_agent_app
 from transports import g711
 from transports.serve import serving
+from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
 from tts_service.benchmark.census import Census, census
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm, write_wav
 
 QUESTION = "What time do you open?"
 BARGE_IN = "Wait, stop please."

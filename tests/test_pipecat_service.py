@@ -2,8 +2,9 @@
 
 The pipelines are Pipecat's own: ``Pipeline``, ``PipelineWorker``, ``WorkerRunner``, an
 ``LLMContext`` with the assistant half of ``LLMContextAggregatorPair`` after the service. Between
-them ``Playback`` stands in for the output transport: it holds what the service pushes and
-"plays" it when the test says so, so a barge-in lands after an exact number of audio frames.
+them ``Playback`` (``agent.sim``) stands in for the output transport: it holds what the service
+pushes and "plays" it when the test says so, so a barge-in lands after an exact number of audio
+frames.
 
 Truth for word accounting comes from the engine itself, run offline: with a clock that never
 moves, the engine's units depend only on the text, so an ``EngineSession`` fed the same text
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -34,7 +34,6 @@ from pipecat.frames.frames import (
     LLMTextFrame,
     MetricsFrame,
     StartFrame,
-    SystemFrame,
     TTSAudioRawFrame,
     TTSSpeakFrame,
     TTSStartedFrame,
@@ -52,6 +51,7 @@ from pipecat.tests.utils import run_test
 from pipecat.workers.runner import WorkerRunner
 from toy_backends import ToneBackend
 
+from agent.sim import Playback
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
@@ -68,71 +68,6 @@ ANSWER = "Sure, I can help with that. The store opens at nine tomorrow morning. 
 def frozen_clock() -> float:
     """A clock that never moves: hold timers never fire, so units depend only on the text."""
     return 0.0
-
-
-class Playback(FrameProcessor):
-    """Stands in for the output transport: holds what the TTS pushes and plays it on demand.
-
-    Playing an audio frame releases it and the frames that follow it up to the next audio frame
-    (the words whose audio starts in it). An interruption drops everything held, as a transport
-    clears its queues. With ``hold=False`` everything passes at once.
-    """
-
-    def __init__(self, *, hold: bool) -> None:
-        super().__init__()
-        self.hold = hold
-        self._held: deque[Frame] = deque()
-        self._arrived = asyncio.Event()
-        self.received: list[Frame] = []
-        self.played_audio: list[TTSAudioRawFrame] = []
-        self.after_interruption: list[Frame] = []
-        self.interrupted = False
-        self.interruption_seen = asyncio.Event()
-
-    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
-        await super().process_frame(frame, direction)
-        if direction is FrameDirection.UPSTREAM or isinstance(frame, StartFrame):
-            await self.push_frame(frame, direction)
-            return
-        self.received.append(frame)
-        if self.interrupted:
-            self.after_interruption.append(frame)
-        if isinstance(frame, InterruptionFrame):
-            self.interrupted = True
-            self._held.clear()
-            await self.push_frame(frame, direction)
-            self.interruption_seen.set()
-        elif isinstance(frame, SystemFrame):
-            await self.push_frame(frame, direction)
-        elif isinstance(frame, EndFrame) or not self.hold:
-            while self._held:
-                await self._release(self._held.popleft())
-            await self._release(frame)
-        else:
-            self._held.append(frame)
-            self._arrived.set()
-
-    async def _release(self, frame: Frame) -> None:
-        if isinstance(frame, TTSAudioRawFrame):
-            self.played_audio.append(frame)
-        await self.push_frame(frame)
-
-    async def _next_held(self) -> Frame:
-        while not self._held:
-            self._arrived.clear()
-            await self._arrived.wait()
-        return self._held[0]
-
-    async def play(self, num_frames: int) -> None:
-        """Play ``num_frames`` audio frames and the words that start in them."""
-        played = 0
-        while True:
-            nxt = await self._next_held()
-            if isinstance(nxt, TTSAudioRawFrame):
-                if played == num_frames:
-                    return
-                played += 1
-            await self._release(self._held.popleft())
 
 
 class UpstreamRecorder(FrameProcessor):

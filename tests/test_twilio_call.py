@@ -1,9 +1,9 @@
 """A phone call through the real ``/twilio`` endpoint: a simulated carrier, a Pipecat bot, hibari.
 
-The carrier (``twilio_carrier``) speaks Twilio's exact message shapes on 127.0.0.1, sends the
-caller's audio every 20 ms and plays the bot's at real time, echoing marks as their audio plays.
-The bot is ``input -> SpeechTrigger -> WarmlineTTSService -> output`` over
-``TwilioMediaStreamTransport``. Its engine runs on a clock that never moves, so its 80 ms frames
+The carrier (``transports.twilio.carrier``) speaks Twilio's exact message shapes on 127.0.0.1,
+sends the caller's audio every 20 ms and plays the bot's at real time, echoing marks as their
+audio plays. The bot (``agent.sim``) is ``input -> SpeechTrigger -> WarmlineTTSService -> output``
+over ``TwilioMediaStreamTransport``. Its engine runs on a clock that never moves, so its 80 ms frames
 and their words depend only on the text and can be recomputed offline as the truth.
 
 The barge-in lands right after a mark: the carrier freezes its playback while the caller talks,
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from call_bot import SpeechTrigger, run_bot
 from engine_helpers import frames_of, pump
 from pipecat.frames.frames import EndFrame, InputDTMFFrame, TTSSpeakFrame
 from pipecat.frames.frames import Frame as PipecatFrame
@@ -31,13 +30,14 @@ from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 from starlette.applications import Starlette
-from twilio_carrier import Carrier
 from websockets.asyncio.client import ClientConnection, connect
 
+from agent.sim import SpeechTrigger, run_bot
 from transports import g711
 from transports.serve import serving
 from transports.twilio import protocol as tp
 from transports.twilio.call import TwilioCall
+from transports.twilio.carrier import Carrier
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.ws.settings import ServerSettings

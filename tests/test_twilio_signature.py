@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 
 import pytest
 from starlette.applications import Starlette
-from twilio_carrier import Carrier
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
@@ -23,6 +22,7 @@ from agent.pipeline import AgentParts
 from agent.server import AgentSettings, create_agent_app
 from transports.serve import serving
 from transports.twilio.call import TwilioCall
+from transports.twilio.carrier import Carrier
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.twilio.signature import Params, compute_signature, url_variants, valid_signature
 from transports.ws.settings import ServerSettings

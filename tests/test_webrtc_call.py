@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from engine_helpers import spoken_pcm, write_wav
 
 from tts_service.engine.ports import Backend
+from tts_service.speech import spoken_pcm, write_wav
 
 CHROMIUM = "/usr/bin/chromium"
 SCENARIO = Path(__file__).resolve().parent / "webrtc_call_scenario.py"

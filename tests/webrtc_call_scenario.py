@@ -39,12 +39,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from call_bot import SpeakingWatch, SpeechTrigger, run_bot
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
 from playwright.async_api import async_playwright
 from starlette.applications import Starlette
 
+from agent.sim import SpeakingWatch, SpeechTrigger, run_bot
 from transports.serve import serving
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.ws.settings import ServerSettings

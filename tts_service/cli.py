@@ -13,7 +13,6 @@ import os
 import select
 import sys
 import time
-import wave
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ from tts_service.engine.types import (
     SampleFormat,
     SpeechFrame,
 )
+from tts_service.speech import write_wav
 
 #: text handed to the engine at once when a whole file or stdin is spoken
 _CHUNK_CHARS = 2048
@@ -103,14 +103,6 @@ def _feed_stream(session: EngineSession, cap: _Capture, fd: int) -> float:
             return spent
 
 
-def _write_wav(path: str, pcm: list[bytes], sample_rate: int) -> None:
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(sample_rate)
-        w.writeframes(b"".join(pcm))
-
-
 def cmd_speak(args: argparse.Namespace) -> int:
     t_load = time.perf_counter()
     backend = create_backend(args.backend)
@@ -136,7 +128,7 @@ def cmd_speak(args: argparse.Namespace) -> int:
     spent += _run_jobs(session, cap)
     wall_s = time.perf_counter() - t0
     session.close()
-    _write_wav(args.output, cap.pcm, args.sample_rate)
+    write_wav(args.output, b"".join(cap.pcm), args.sample_rate)
 
     audio_s = cap.samples / args.sample_rate
     first = (

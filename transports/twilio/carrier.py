@@ -1,13 +1,25 @@
-"""A simulated Twilio carrier for tests and benchmarks: the real message shapes, real-time playback.
+"""A simulated Twilio carrier: the other end of a Media Stream, to test a bot without a phone line.
 
-Every 20 ms tick the carrier sends one inbound ``media`` message (the caller's "microphone": queued
-speech, else mu-law silence) and plays one 20 ms payload of the bot's audio, echoing each mark
-once the audio before it has played. A ``clear`` drops the buffered audio and echoes the marks it
-held, as Twilio does. ``hold_playback`` freezes playback (the scenario's way to make a barge-in
-land between two marks). Everything received is checked against the protocol and recorded with
-the tick it arrived on.
+    async with connect(f"ws://{host}:{port}/twilio") as ws:
+        carrier = Carrier(ws)
+        clock = asyncio.create_task(carrier.run())  # one tick every 20 ms until cancelled
+        await carrier.begin()                       # ``connected`` then ``start``
+        carrier.say(question)                       # the caller speaks: mu-law at 8 kHz
+        await carrier.wait_until(lambda c: c.idle_for(25), max_ticks=1500)
+        await carrier.end()                         # ``stop``: the caller hangs up
+        clock.cancel()
 
-Test scaffolding: never imported by the package. Waits are bounded by tick counts.
+It is a protocol peer for users' own bots as much as for Warmline's tests and benchmarks: the real
+message shapes, real-time playback. Every 20 ms tick the carrier sends one inbound ``media``
+message (the caller's "microphone": queued speech, else mu-law silence) and plays one 20 ms
+payload of the bot's audio, echoing each mark once the audio before it has played. A ``clear``
+drops the buffered audio and echoes the marks it held, as Twilio does. ``hold_playback`` freezes
+playback (a scenario's way to make a barge-in land between two marks). Everything received is
+checked against the protocol and recorded with the tick it arrived on (``log``).
+
+The caller's side of the line, never the bot's: the endpoints and the agent never import it. It
+never raises on a bot's protocol error (it records it in ``log.violations``), and its waits are
+bounded by tick counts, never open-ended.
 """
 
 from __future__ import annotations

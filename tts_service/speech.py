@@ -1,0 +1,50 @@
+"""Whole texts as audio, offline: a caller's voice for simulated calls, and a WAV writer.
+
+    pcm = spoken_pcm(backend, "What time do you open?", 8000)  # int16 samples at 8 kHz
+    write_wav(Path("question.wav"), pcm, 8000)                  # a fake microphone's input
+
+``spoken_pcm`` runs one ``EngineSession`` to the end with a clock that never moves (no hold timer
+ever fires, so the audio depends only on the text and the backend); ``write_wav`` writes mono
+16-bit PCM. Tests, benchmarks and ``warmline speak`` share them.
+
+Synchronous and sans-I/O but for the file ``write_wav`` writes: no event loop, no threads, no
+sockets; it imports only the engine, numpy and ``wave``. Never loads a backend (the caller does).
+"""
+
+from __future__ import annotations
+
+import os
+import wave
+
+import numpy as np
+
+from tts_service.engine.ports import Backend
+from tts_service.engine.session import EngineSession, SessionConfig
+from tts_service.engine.types import SpeechFrame
+
+
+def spoken_pcm(backend: Backend, text: str, sample_rate: int) -> np.ndarray:
+    """``text`` spoken whole by an engine session on ``backend``, as int16 samples (a caller's voice)."""
+    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=lambda: 0.0)
+    session.start(text)
+    session.flush()
+    chunks: list[np.ndarray] = []
+    while True:
+        chunks.extend(o.samples for o in session.drain() if isinstance(o, SpeechFrame))
+        if not session.step():
+            chunks.extend(o.samples for o in session.drain() if isinstance(o, SpeechFrame))
+            break
+    return np.concatenate(chunks).astype("<i2")
+
+
+def write_wav(path: str | os.PathLike[str], pcm: np.ndarray | bytes, sample_rate: int) -> None:
+    """Mono 16-bit ``pcm`` (int16 samples, or their little-endian bytes) as a WAV file."""
+    data = pcm if isinstance(pcm, bytes) else np.asarray(pcm, dtype="<i2").tobytes()
+    with wave.open(os.fspath(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(sample_rate)
+        wav.writeframes(data)
+
+
+__all__ = ["spoken_pcm", "write_wav"]
