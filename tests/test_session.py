@@ -72,6 +72,7 @@ VERBS: dict[str, Callable[[EngineSession], None]] = {
     "flush": lambda s: s.flush(),
     "pause": lambda s: s.pause(),
     "resume": lambda s: s.resume(),
+    "release": lambda s: s.release(),
     "reset": lambda s: s.reset(),
     "close": lambda s: s.close(),
 }
@@ -112,6 +113,13 @@ EXPECTED: dict[str, dict[SessionState, SessionState | type[Exception]]] = {
         S.SPEAKING: InvalidStateError,
         S.FLUSHING: InvalidStateError,
         S.PAUSED: S.SPEAKING,
+        S.CLOSED: SessionClosedError,
+    },
+    "release": {  # no turn here is held: see the held-turn tests
+        S.IDLE: InvalidStateError,
+        S.SPEAKING: InvalidStateError,
+        S.FLUSHING: InvalidStateError,
+        S.PAUSED: InvalidStateError,
         S.CLOSED: SessionClosedError,
     },
     "reset": {
@@ -543,3 +551,36 @@ def test_pause_without_a_fade_frame_hands_out_nothing_more() -> None:
     rest = pump(s)
     assert frames_of(rest)[0].sample_offset == 4 * 1920
     assert words_of(before + rest) == WORDS
+
+
+# -- held (speculative) turns ---------------------------------------------------------------------
+
+
+def test_a_held_turn_is_made_but_not_handed_out_until_released() -> None:
+    """held=True: jobs run, no frame comes out; release() hands out what was made at once, in order."""
+    s = make(sample_rate=8000)
+    turn = s.start("Hello there, my friend.", held=True)
+    s.flush()
+    assert s.held and s.state is SessionState.FLUSHING
+    s.run_jobs()
+    assert s.pending_samples > 0, "the held answer's audio was not made"
+    assert [o for o in s.drain() if isinstance(o, SpeechFrame)] == []
+    assert s.release() == turn and not s.held
+    outputs = pump(s)
+    assert words_of(outputs) == ["Hello", "there,", "my", "friend."]
+    assert isinstance(outputs[-1], Done) and s.state is SessionState.IDLE
+
+
+def test_a_held_turn_dropped_by_reset_is_never_heard_and_cannot_be_paused() -> None:
+    """A cancelled speculation: reset drops it unheard; pause refuses a held turn; the next turn is normal."""
+    s = make(sample_rate=8000)
+    s.start("This answer was never wanted.", held=True)
+    s.run_jobs()
+    with pytest.raises(InvalidStateError):
+        s.pause()
+    s.reset()
+    assert not s.held and s.state is SessionState.IDLE
+    assert frames_of(s.drain()) == []
+    s.start("The real answer.")
+    s.flush()
+    assert words_of(pump(s)) == ["The", "real", "answer."]

@@ -180,3 +180,19 @@ def test_limits_and_misuse_raise_typed_errors_and_change_nothing() -> None:
     with pytest.raises(InvalidStateError):
         turns.add_text(Turn(None, 0.0), "a turn this model never opened")
     assert len(turns.turns) == 2 and session.state is SessionState.FLUSHING
+
+
+def test_a_held_turn_gives_no_audio_until_released_and_drops_without_a_pause() -> None:
+    """A speculative answer: held until release(); dropping it resets the engine, nothing was heard."""
+    session, turns = make()
+    spec = turns.open(key="spec", now_s=0.0, text="A speculative answer.", complete=True, held=True)
+    turns.start(spec)
+    assert not turns.speaking and turns.pause() is None
+    assert deliver(session, turns) == []  # made, not handed out
+    turns.drop(lambda t: t is spec)
+    assert session.state is SessionState.IDLE and turns.idle
+    real = turns.open(now_s=0.0, text="Held, then wanted.", complete=True, held=True)
+    turns.start(real)
+    deliver(session, turns)
+    turns.release(real)
+    assert words(deliver(session, turns)) == ["Held,", "then", "wanted."]

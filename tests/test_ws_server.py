@@ -164,6 +164,40 @@ def test_start_after_pause_replaces_the_remainder(
     run_with_server(hibari_backend, body)
 
 
+def test_a_held_start_sends_nothing_until_release_then_its_audio_at_once(
+    hibari_backend: HibariBackend, recognizer: Recognize
+) -> None:
+    """start with hold: no frame until release; then the turn, recognised, and done."""
+
+    async def body(server: LiveServer) -> None:
+        async with connect(server.url()) as ws:
+            await ready(ws)
+            await send(ws, cmd="start", text=SENTENCES[2], hold=True)
+            await asyncio.sleep(0.5)  # the answer is made meanwhile; none of it may arrive
+            assert (await marker(ws)).frames == []
+            await send(ws, cmd="release")
+            turn = await receive_until(ws, "done")
+            assert recognizer(turn.pcm(), 24000, grammar()) == heard(SENTENCES[2])
+
+    run_with_server(hibari_backend, body)
+
+
+def test_a_held_start_dropped_by_reset_is_never_heard(hibari_backend: HibariBackend) -> None:
+    """A cancelled speculation: reset answers reset and no frame of the held turn ever arrives."""
+
+    async def body(server: LiveServer) -> None:
+        async with connect(server.url()) as ws:
+            await ready(ws)
+            await send(ws, cmd="start", text=SENTENCES[1], hold=True)
+            await asyncio.sleep(0.3)
+            await send(ws, cmd="reset")
+            turn = await receive_until(ws, "reset")
+            await send(ws, cmd="release")  # nothing held any more: harmless
+            assert turn.frames == [] and (await marker(ws)).frames == []
+
+    run_with_server(hibari_backend, body)
+
+
 def test_reset_drops_the_turn_and_the_queue(hibari_backend: HibariBackend) -> None:
     """reset mid-turn answers reset, sends nothing more of that turn, and a new turn works."""
 

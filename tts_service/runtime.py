@@ -292,9 +292,13 @@ class RuntimeSession:
 
     # -- verbs --------------------------------------------------------------------------------
 
-    def start(self, text: str = "") -> int:
-        """``EngineSession.start``: a new turn; its turn id."""
-        turn_id = self._engine.start(text)
+    @property
+    def held(self) -> bool:
+        return self._engine.held
+
+    def start(self, text: str = "", *, held: bool = False) -> int:
+        """``EngineSession.start``: a new turn (``held``: its audio withheld); its turn id."""
+        turn_id = self._engine.start(text, held=held)
         self._pump()
         return turn_id
 
@@ -321,6 +325,12 @@ class RuntimeSession:
         resumed = self._engine.resume()
         self._pump()
         return resumed
+
+    def release(self) -> int:
+        """``EngineSession.release``: a held turn's frames go out from now on; the turn id."""
+        turn_id = self._engine.release()
+        self._pump()
+        return turn_id
 
     def reset(self) -> Reset:
         """``EngineSession.reset``: drop the prefix and anything unspoken; the ``Reset`` event."""

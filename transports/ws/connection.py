@@ -212,8 +212,14 @@ class WsConnection:
 
     async def _apply(self, command: wp.Command) -> None:
         turns = self._turns
-        if isinstance(command, wp.StartCommand | wp.InjectCommand):
-            self._speak(isinstance(command, wp.StartCommand), command.text)
+        if isinstance(command, wp.StartCommand):
+            self._speak(True, command.text, held=command.hold)
+        elif isinstance(command, wp.InjectCommand):
+            self._speak(False, command.text)
+        elif isinstance(command, wp.ReleaseCommand):
+            held = next((t for t in turns.turns if t.held), None)
+            if held is not None:
+                turns.release(held)
         elif isinstance(command, wp.FlushCommand):
             if turns.running is not None:
                 turns.finish(turns.running)
@@ -236,24 +242,25 @@ class WsConnection:
             if isinstance(out, kind):
                 return
 
-    def _speak(self, is_start: bool, text: str) -> None:
+    def _speak(self, is_start: bool, text: str, *, held: bool = False) -> None:
         turns, now = self._turns, self._clock()
         running = turns.running
+        taking_text = running is not None and (turns.speaking or running.held)
         if self._streaming:
-            if turns.speaking and running is not None:
+            if taking_text and running is not None:
                 if is_start:
                     raise InvalidStateError(
                         "a turn is already running: pause it or wait for done before start"
                     )
                 turns.add_text(running, text)  # a streamed turn's injects add up (flushed: refused)
                 return
-            turns.start(turns.replace_all(now_s=now, text=text))
+            turns.start(turns.replace_all(now_s=now, text=text, held=held))
             return
-        if turns.speaking:
-            turns.open(now_s=now, text=text, complete=True)  # waits for the spoken turn's done
+        if taking_text:
+            turns.open(now_s=now, text=text, complete=True, held=held)  # waits for the turn's done
             return
         # From a pause, the new text replaces the paused remainder and whatever was waiting.
-        turns.start(turns.replace_all(now_s=now, text=text, complete=True))
+        turns.start(turns.replace_all(now_s=now, text=text, complete=True, held=held))
 
     async def _configure(self, command: wp.ConfigureCommand) -> None:
         if not self._turns.idle:

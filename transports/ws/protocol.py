@@ -75,9 +75,10 @@ class Encoding(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class StartCommand:
-    """Begin a new turn with ``text`` (may be empty)."""
+    """Begin a new turn with ``text`` (may be empty); ``hold``: make it, send nothing until release."""
 
     text: str = ""
+    hold: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,11 @@ class ResumeCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseCommand:
+    """A held (speculative) turn is wanted: send its audio, the frames made already at once."""
+
+
+@dataclass(frozen=True, slots=True)
 class ResetCommand:
     """End of the bot's turn: drop everything unspoken and the conversation prefix."""
 
@@ -125,6 +131,7 @@ Command = (
     | FlushCommand
     | PauseCommand
     | ResumeCommand
+    | ReleaseCommand
     | ResetCommand
     | ConfigureCommand
 )
@@ -133,9 +140,10 @@ _NO_ARGS: dict[str, Command] = {
     "flush": FlushCommand(),
     "pause": PauseCommand(),
     "resume": ResumeCommand(),
+    "release": ReleaseCommand(),
     "reset": ResetCommand(),
 }
-COMMAND_NAMES: tuple[str, ...] = ("start", "inject", "flush", "pause", "resume", "reset", "config")
+COMMAND_NAMES: tuple[str, ...] = ("start", "inject", "flush", "pause", "resume", "release", "reset", "config")
 _NO_ARGS_NAMES: dict[type[Command], str] = {type(command): name for name, command in _NO_ARGS.items()}
 
 
@@ -172,7 +180,7 @@ def _command(obj: dict[str, Any]) -> Command:
     if name in _NO_ARGS:
         return _NO_ARGS[name]
     if name == "start":
-        return StartCommand(_optional(obj, "text", str) or "")
+        return StartCommand(_optional(obj, "text", str) or "", bool(_optional(obj, "hold", bool)))
     if name == "inject":
         text = _optional(obj, "text", str)
         if text is None:
@@ -230,10 +238,10 @@ def _configure(obj: dict[str, Any]) -> ConfigureCommand:
 
 def encode_command(command: Command) -> str:
     """The JSON text of ``command`` (for clients and tests): the inverse of ``parse_command``."""
-    if isinstance(command, StartCommand | InjectCommand):
-        return _dumps(
-            {"cmd": "start" if isinstance(command, StartCommand) else "inject", "text": command.text}
-        )
+    if isinstance(command, StartCommand):
+        return _dumps({"cmd": "start", "text": command.text, **({"hold": True} if command.hold else {})})
+    if isinstance(command, InjectCommand):
+        return _dumps({"cmd": "inject", "text": command.text})
     if isinstance(command, ConfigureCommand):
         fields: dict[str, Any] = {"cmd": "config"}
         for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming"):

@@ -14,8 +14,9 @@ Verbs and states (``SessionState``); each verb returns what it did, and raises
     start     -> SPEAKING     InvalidState     InvalidState     discard rest -> SPEAKING  SessionClosed
     inject    new turn        append           InvalidState     discard rest -> SPEAKING  SessionClosed
     flush     InvalidState    -> FLUSHING      InvalidState     flush after resume        SessionClosed
-    pause     InvalidState    -> PAUSED        -> PAUSED        InvalidState              SessionClosed
+    pause     InvalidState    -> PAUSED *      -> PAUSED *      InvalidState              SessionClosed
     resume    InvalidState    InvalidState     InvalidState     -> SPEAKING/FLUSHING      SessionClosed
+    release   InvalidState    release *        release *        InvalidState              SessionClosed
     reset     -> IDLE         -> IDLE          -> IDLE          -> IDLE                   SessionClosed
     close     -> CLOSED       -> CLOSED        -> CLOSED        -> CLOSED                 no-op
 
@@ -24,6 +25,11 @@ return the event they queued (``Paused``, ``Resumed``, ``Reset``), which also co
 ``next_output`` in order with the frames. A FLUSHING turn returns to IDLE by itself once its
 last frame is handed out (``Done``). ``start`` and ``inject`` keep the conversation prefix; only
 ``reset`` drops it.
+
+A turn started with ``start(text, held=True)`` is a speculative answer: SPEAKING or FLUSHING as
+usual, its audio made (up to the look-ahead) but withheld, so ``next_output`` hands out no frame
+of it. ``release()`` lets its frames go (at once, the ones made already); ``reset()`` drops it
+unheard. (*) ``pause`` refuses a held turn (nothing was heard), ``release`` anything else.
 
 The session keeps to the state machine. The text and audio move through a ``stream.TurnStream``
 whose parts each have one job: the segmenter cuts tokens into units, the speakable stage makes
@@ -51,7 +57,6 @@ from tts_service.engine.jobs import Job, JobResult
 from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.producers import JobContext
 from tts_service.engine.stream import TurnStream
-from tts_service.engine.textclean import sanitize
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import (
     Done,
@@ -62,7 +67,7 @@ from tts_service.engine.types import (
     Resumed,
     SampleFormat,
 )
-from tts_service.errors import InvalidInputError, InvalidStateError, SessionClosedError, TextTooLongError
+from tts_service.errors import InvalidStateError, SessionClosedError
 
 log = logging.getLogger("warmline.engine")
 
@@ -107,6 +112,7 @@ class EngineSession:
         self._state = SessionState.IDLE
         self._resume_to = SessionState.SPEAKING
         self._flush_on_resume = False
+        self._held = False
         self._turn_id = 0
         self._outbox: deque[Output] = deque()
         self._epoch = 0
@@ -130,6 +136,11 @@ class EngineSession:
     @property
     def turn_id(self) -> int:
         return self._turn_id
+
+    @property
+    def held(self) -> bool:
+        """True while the running turn's audio is withheld (see ``release``)."""
+        return self._held
 
     @property
     def sample_rate(self) -> int:
@@ -158,11 +169,6 @@ class EngineSession:
     def timeline(self) -> Timeline:
         """The current turn's timeline (read-only use: unit spans, spoken words)."""
         return self._stream.timeline
-
-    @property
-    def spoken_text(self) -> str:
-        """The words of the current (or last) turn whose audio has been handed out."""
-        return self._stream.timeline.spoken_text
 
     def _set_state(self, new: SessionState) -> None:
         if new is not self._state:
@@ -214,29 +220,19 @@ class EngineSession:
     def _refuse(self, verb: str, why: str) -> InvalidStateError:
         return InvalidStateError(f"{verb}() in state {self._state.value}: {why}")
 
-    def _prepare_text(self, text: str, *, appending: bool) -> str:
-        if not isinstance(text, str):
-            raise InvalidInputError(f"text must be a str, not {type(text).__name__}")
-        clean = sanitize(text)
-        held = self.held_chars if appending else 0
-        if held + len(clean) > self._config.max_text_chars:
-            raise TextTooLongError(
-                f"{held + len(clean)} characters would be waiting to be spoken; the limit is "
-                f"{self._config.max_text_chars} (inject text as it is generated, or raise max_text_chars)"
-            )
-        return clean
-
-    def start(self, text: str = "") -> int:
+    def start(self, text: str = "", *, held: bool = False) -> int:
         """Begin a new turn with ``text`` (may be empty); returns its turn id.
 
-        Speaks as soon as a unit is ready. From PAUSED, the paused remainder is discarded first.
-        Raises InvalidStateError while a turn is running: ``pause()`` it, or wait for ``Done``.
+        Speaks as soon as a unit is ready; with ``held`` its audio is made but withheld until
+        ``release()``. From PAUSED, the paused remainder is discarded first. Raises
+        InvalidStateError while a turn is running: ``pause()`` it, or wait for ``Done``.
         """
         self._check_open()
         if self._state in RUNNING:
             raise self._refuse("start", "a turn is running: pause() it or wait for done")
-        clean = self._prepare_text(text, appending=False)
+        clean = self._stream.accept(text, appending=False)
         self._begin_turn()
+        self._held = held
         self._stream.feed(clean)
         return self._turn_id
 
@@ -251,7 +247,7 @@ class EngineSession:
         if self._state is SessionState.FLUSHING:
             raise self._refuse("inject", "the turn was flushed: wait for done, or pause() first")
         appending = self._state is SessionState.SPEAKING
-        clean = self._prepare_text(text, appending=appending)
+        clean = self._stream.accept(text, appending=appending)
         if self._state is SessionState.IDLE:
             self._begin_turn()
         elif self._state is SessionState.PAUSED:
@@ -284,8 +280,8 @@ class EngineSession:
         queued) with the words heard. Raises InvalidStateError unless a turn is running.
         """
         self._check_open()
-        if self._state not in RUNNING:
-            raise self._refuse("pause", "no turn is being spoken")
+        if self._state not in RUNNING or self._held:
+            raise self._refuse("pause", "no turn is being heard (a held one is reset, not paused)")
         self._resume_to = self._state
         fade = self._stream.pause(fade_frame=self._config.pause_fade_frame)
         if fade is not None:
@@ -316,6 +312,17 @@ class EngineSession:
         self._outbox.append(resumed)
         self._set_state(target)
         return resumed
+
+    def release(self) -> int:
+        """A held turn is wanted: its frames go out from now on (those made already at once).
+
+        Returns the turn id. Raises InvalidStateError unless a held turn is running.
+        """
+        self._check_open()
+        if self._state not in RUNNING or not self._held:
+            raise self._refuse("release", "no held turn")
+        self._held = False
+        return self._turn_id
 
     def reset(self) -> Reset:
         """The bot's turn is over: drop the prefix and anything unspoken; model and voice stay warm.
@@ -348,10 +355,12 @@ class EngineSession:
         self._turn_id += 1
         self._stream.new_turn(self._turn_id)
         self._flush_on_resume = False
+        self._held = False
         self._set_state(SessionState.SPEAKING)
 
     def _drop_work(self) -> None:
         """Forget unspoken text, unheard audio and in-flight results; keep the prefix."""
+        self._held = False
         self._epoch += 1
         self._in_flight = None
         self._stream.drop_unheard()
@@ -370,12 +379,7 @@ class EngineSession:
         return self._stream.next_deadline_s(job_in_flight=self.job_in_flight)
 
     def listener_runs_dry_at_s(self) -> float | None:
-        """When a real-time listener will have played all audio made so far (clock seconds).
-
-        The listener is assumed to play in real time from the frame that (re)started playback;
-        that is what the audio is for, whether or not the caller pulls frames ahead. None before
-        the turn's first frame (and after a pause) until playback restarts.
-        """
+        """When a real-time listener will have played all audio made so far (``TurnStream``'s)."""
         return self._stream.listener_runs_dry_at_s()
 
     def next_job(self) -> Job | None:
@@ -435,7 +439,7 @@ class EngineSession:
         """The next frame or event, in order, or None when nothing is ready yet."""
         if self._outbox:
             return self._outbox.popleft()
-        if self._state not in RUNNING:
+        if self._state not in RUNNING or self._held:
             return None
         frame = self._stream.pop_frame()
         if frame is not None:

@@ -25,8 +25,10 @@ from tts_service.engine.ports import Backend
 from tts_service.engine.producers import JobContext, Producer, make_producer
 from tts_service.engine.segmenter import Segmenter
 from tts_service.engine.speakable import SpeakableStage
+from tts_service.engine.textclean import sanitize
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import SpeechFrame
+from tts_service.errors import InvalidInputError, TextTooLongError
 
 
 class TurnStream:
@@ -111,6 +113,24 @@ class TurnStream:
         self._producer.restart_context()
 
     # -- text in ------------------------------------------------------------------------------
+
+    def accept(self, text: str, *, appending: bool) -> str:
+        """``text`` as the turn takes it (sanitized), if the bounded text buffer has room for it.
+
+        Raises InvalidInputError for a non-str and TextTooLongError past ``max_text_chars``
+        (``appending``: counting what the turn already holds).
+        """
+        if not isinstance(text, str):
+            raise InvalidInputError(f"text must be a str, not {type(text).__name__}")
+        clean = sanitize(text)
+        held = self.held_chars if appending else 0
+        limit = self._config.max_text_chars
+        if held + len(clean) > limit:
+            raise TextTooLongError(
+                f"{held + len(clean)} characters would be waiting to be spoken; the limit is {limit} "
+                "(inject text as it is generated, or raise max_text_chars)"
+            )
+        return clean
 
     def feed(self, text: str) -> None:
         """Append text to the turn (sanitized already); units it completes are queued for the model."""

@@ -49,7 +49,10 @@ class SessionVerbs(Protocol):
     @property
     def state(self) -> SessionState: ...
 
-    def start(self, text: str = "") -> int: ...
+    @property
+    def held(self) -> bool: ...
+
+    def start(self, text: str = "", *, held: bool = False) -> int: ...
 
     def inject(self, text: str) -> int: ...
 
@@ -58,6 +61,8 @@ class SessionVerbs(Protocol):
     def pause(self) -> Paused: ...
 
     def resume(self) -> Resumed: ...
+
+    def release(self) -> int: ...
 
     def reset(self) -> Reset: ...
 
@@ -74,6 +79,8 @@ class Turn:
     pending: list[str] = field(default_factory=list)
     #: no more text will come (the engine flushes it once it runs)
     complete: bool = False
+    #: a speculative answer: its audio is made but withheld until ``Conversation.release``
+    held: bool = False
     #: characters of text given so far (for per-turn limits)
     chars: int = 0
     #: the engine's turn id once started
@@ -130,8 +137,9 @@ class Conversation:
 
     @property
     def speaking(self) -> bool:
-        """The engine is making or handing out a turn's audio (not paused, not idle)."""
-        return self.running is not None and self._session.state in RUNNING
+        """The engine is handing out a turn's audio (not held, not paused, not idle)."""
+        running = self.running
+        return running is not None and not running.held and self._session.state in RUNNING
 
     @property
     def paused(self) -> bool:
@@ -144,8 +152,9 @@ class Conversation:
 
     @property
     def busy(self) -> bool:
-        """A turn is speaking or waiting: new whole utterances queue behind it."""
-        return self.speaking or self.waiting > 0
+        """A turn is speaking, held or waiting: new whole utterances queue behind it."""
+        running = self.running
+        return self.speaking or (running is not None and running.held) or self.waiting > 0
 
     def find(self, key: Hashable) -> Turn | None:
         """The newest turn called ``key`` that still takes text (not complete), if any."""
@@ -157,9 +166,16 @@ class Conversation:
     # -- text in ------------------------------------------------------------------------------
 
     def open(
-        self, *, key: Hashable | None = None, now_s: float, text: str = "", complete: bool = False
+        self,
+        *,
+        key: Hashable | None = None,
+        now_s: float,
+        text: str = "",
+        complete: bool = False,
+        held: bool = False,
     ) -> Turn:
-        """A new turn with ``text`` at the end of the queue (``complete``: all its text).
+        """A new turn with ``text`` at the end of the queue (``complete``: all its text; ``held``:
+        a speculative answer, withheld until ``release``).
 
         Raises ``BusyError`` past ``max_waiting`` waiting turns and ``TextTooLongError`` past
         ``max_turn_chars``; nothing changes then.
@@ -167,6 +183,7 @@ class Conversation:
         if self._max_waiting is not None and self.waiting >= self._max_waiting:
             raise BusyError(f"{self.waiting} turns are already waiting: wait for done, or pause")
         turn = self._new_turn(key, now_s, text, complete)
+        turn.held = held
         self._turns.append(turn)
         return turn
 
@@ -223,13 +240,19 @@ class Conversation:
         if turn is not self.startable():
             raise InvalidStateError("only the head turn starts, once the engine is free")
         text, turn.pending = "".join(turn.pending), []
-        turn.turn_id = self._session.start(text)
+        turn.turn_id = self._session.start(text, held=turn.held)
         if turn.complete:
             self._session.flush()
         return turn.turn_id
 
     def replace_all(
-        self, *, key: Hashable | None = None, now_s: float, text: str = "", complete: bool = False
+        self,
+        *,
+        key: Hashable | None = None,
+        now_s: float,
+        text: str = "",
+        complete: bool = False,
+        held: bool = False,
     ) -> Turn:
         """Drop every turn (a paused one's unheard rest too, once the new one starts) and open one.
 
@@ -239,9 +262,19 @@ class Conversation:
         if self._session.state in RUNNING:
             raise InvalidStateError("a turn is running: pause it, or wait for done, first")
         turn = self._new_turn(key, now_s, text, complete)
+        turn.held = held
         self._turns.clear()
         self._turns.append(turn)
         return turn
+
+    def release(self, turn: Turn) -> None:
+        """A held turn is wanted: its audio goes out (the frames made already at once)."""
+        self._check_open(turn)
+        if not turn.held:
+            return
+        turn.held = False
+        if turn is self.running:
+            self._session.release()
 
     # -- barge-in -----------------------------------------------------------------------------
 
@@ -267,7 +300,7 @@ class Conversation:
         gone = [t for t in self._turns if doomed(t)]
         self._turns = deque(t for t in self._turns if not doomed(t))
         if running is not None and running in gone:
-            if self._session.state in RUNNING:
+            if self._session.state in RUNNING and not running.held:
                 self._session.pause()
             self._session.reset()
         return gone
