@@ -29,6 +29,9 @@ _VAD_ENV = "WARMLINE_VAD"
 #: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
 VAD_NAMES = ("silero", "webrtc")
 _STT_ENV = "WARMLINE_STT"
+_TURN_TAKING_ENV = "WARMLINE_TURN_TAKING"
+#: ``agent.server.TURN_TAKING``, spelled out so that the parser needs no Pipecat; the first is the default
+TURN_TAKING_NAMES = ("smart", "fast")
 #: ``agent.stt_choice.STT_CHOICES``, spelled out for the same reason; the first is the default
 STT_NAMES = ("pocketsphinx", "whisper", "openai", "deepgram")
 #: where each STT that needs a key finds it
@@ -40,6 +43,11 @@ def cmd_call(args: argparse.Namespace) -> int:
     check_bind(args.host, token=token, insecure=args.insecure)  # before loading anything
     if args.vad not in VAD_NAMES:  # argparse checks --vad, not a default taken from $WARMLINE_VAD
         raise InvalidInputError(f"unknown VAD {args.vad!r} (${_VAD_ENV}); known: {', '.join(VAD_NAMES)}")
+    if args.turn_taking not in TURN_TAKING_NAMES:  # likewise for $WARMLINE_TURN_TAKING
+        known = ", ".join(TURN_TAKING_NAMES)
+        raise InvalidInputError(
+            f"unknown turn-taking {args.turn_taking!r} (${_TURN_TAKING_ENV}); known: {known}"
+        )
     if args.stt not in STT_NAMES:  # likewise for $WARMLINE_STT
         raise InvalidInputError(f"unknown STT {args.stt!r} (${_STT_ENV}); known: {', '.join(STT_NAMES)}")
     try:
@@ -61,6 +69,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         twilio_auth_token=os.environ.get(_TWILIOTOKEN_ENV) or None,
         max_calls=args.max_calls,
         vad=args.vad,
+        turn_taking=args.turn_taking,
         stt=args.stt,
         stt_model=args.stt_model,
         stt_base_url=args.stt_base_url,
@@ -128,6 +137,14 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         f"(default ${_VAD_ENV}, else silero)",
     )
     p.add_argument(
+        "--turn-taking",
+        choices=TURN_TAKING_NAMES,
+        default=os.environ.get(_TURN_TAKING_ENV) or TURN_TAKING_NAMES[0],
+        help="smart: the turn ends by silence, Smart Turn and the words (never in a mid-sentence "
+        "pause), a speculative answer is held ready, a backchannel over the bot is taken back; fast: "
+        f"the turn ends at the VAD stop and any speech interrupts (default ${_TURN_TAKING_ENV}, else smart)",
+    )
+    p.add_argument(
         "--stt",
         choices=STT_NAMES,
         default=os.environ.get(_STT_ENV) or STT_NAMES[0],
@@ -148,4 +165,4 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.set_defaults(func=cmd_call)
 
 
-__all__ = ["STT_NAMES", "VAD_NAMES", "add_call_command", "cmd_call"]
+__all__ = ["STT_NAMES", "TURN_TAKING_NAMES", "VAD_NAMES", "add_call_command", "cmd_call"]

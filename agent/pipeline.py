@@ -53,7 +53,8 @@ from pipecat.workers.runner import WorkerRunner
 
 from agent.responder import DemoResponder
 from agent.stt_choice import stt_factory
-from agent.vad import silero_vad
+from agent.turn_taking.strategies import TurnTaking, TurnTakingConfig
+from agent.vad import EnergyGatedVADAnalyzer, silero_vad
 from tts_service.engine.session import SessionConfig
 from tts_service.pipecat_service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
@@ -95,8 +96,16 @@ class AgentParts:
     user_speech_timeout_s: float = 0.0
     #: a callback for each finished turn (metrics)
     on_turn: Callable[[TurnRecord], None] | None = None
+    #: callbacks with the LLM requests of each answered caller turn, and each barge-in's outcome
+    #: ("resumed": a backchannel or a noise; "interrupted") (metrics)
+    on_llm_requests: Callable[[int], None] | None = None
+    on_barge_in: Callable[[str], None] | None = None
     #: Pipecat observers for each call's pipeline (``agent.latency.TurnLatencyObserver``, RTVI...)
     observers: Callable[[], list[BaseObserver]] = list
+    #: the turn-taking (``agent.turn_taking``): turn ends by silence, Smart Turn and the words, a
+    #: speculative answer held ready, take-back barge-ins; None: the fast VAD-only turn-taking
+    #: (the turn ends at the VAD stop, any speech over the bot interrupts it)
+    turn_taking: TurnTakingConfig | None = field(default_factory=TurnTakingConfig)
 
 
 @dataclass(slots=True)
@@ -185,26 +194,41 @@ class AgentPipeline:
     tts: FrameProcessor
     turns: TurnLog
     observers: list[BaseObserver] = field(default_factory=list)
+    #: the call's turn-taking (None with the fast VAD-only turn-taking)
+    turn_taking: TurnTaking | None = None
 
 
 def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "call") -> AgentPipeline:
     """The pipeline of one call on ``transport`` (see the module docstring for its shape)."""
     context = LLMContext(messages=[{"role": "system", "content": parts.system_prompt}])
-    strategies = UserTurnStrategies(
-        stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=parts.user_speech_timeout_s)]
-    )
-    aggregators = LLMContextAggregatorPair(
-        context, user_params=LLMUserAggregatorParams(user_turn_strategies=strategies)
-    )
+    taking = None
+    if parts.turn_taking is not None:
+        taking = TurnTaking(
+            parts.turn_taking, name=name, on_llm_requests=parts.on_llm_requests, on_barge_in=parts.on_barge_in
+        )
+    if taking is not None:
+        strategies = taking.strategies()
+        # a turn with no words (a noise, a backchannel taken back) asks nothing of the LLM
+        user_params = LLMUserAggregatorParams(user_turn_strategies=strategies, empty_user_turn=None)
+        vad: VADAnalyzer = EnergyGatedVADAnalyzer(parts.vad())
+    else:
+        strategies = UserTurnStrategies(
+            stop=[SpeechTimeoutUserTurnStopStrategy(user_speech_timeout=parts.user_speech_timeout_s)]
+        )
+        user_params = LLMUserAggregatorParams(user_turn_strategies=strategies)
+        vad = parts.vad()
+    aggregators = LLMContextAggregatorPair(context, user_params=user_params)
     stt, llm, tts = parts.stt(), parts.llm(), parts.tts(parts.runtime)
     turns = TurnLog(name, parts.on_turn)
+    relay = [taking.relay()] if taking is not None else []
     pipeline = Pipeline(
         [
             transport.input(),
-            VADProcessor(vad_analyzer=parts.vad()),
+            VADProcessor(vad_analyzer=vad),
             stt,
             turns.heard_probe,
             aggregators.user(),
+            *relay,
             llm,
             tts,
             transport.output(),
@@ -212,7 +236,9 @@ def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "
             aggregators.assistant(),
         ]
     )
-    return AgentPipeline(pipeline, transport, context, stt, llm, tts, turns, parts.observers())
+    return AgentPipeline(
+        pipeline, transport, context, stt, llm, tts, turns, parts.observers(), turn_taking=taking
+    )
 
 
 async def run_agent(

@@ -101,9 +101,29 @@ DEMO_PHRASES: tuple[str, ...] = (
     "thank you goodbye",
     "goodbye",
     "wait stop please",
+    "wait",
+    "stop please",
     "stop",
     "no",
     "yes please",
+    # the halves of a question a caller pauses in (the turn-taking waits for the second)
+    "i would like to book a table for",
+    "two people at eight",
+    "can i get a table for",
+    "four people tonight",
+    "do you have a table near",
+    "the window",
+    "is it possible to",
+    "bring a dog",
+    "we are looking for",
+    "something quiet",
+    # backchannels: the caller listening, not taking the turn
+    "yeah",
+    "uh huh",
+    "mm hmm",
+    "okay",
+    "right",
+    "sure",
 )
 
 

@@ -30,7 +30,6 @@ from typing import Any
 
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
-from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -40,6 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
+from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
 from transports.security import request_token, token_ok
 from transports.serve import ServeOptions, serve_app
@@ -48,13 +48,16 @@ from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.protocol import SAMPLE_RATE as PHONE_SAMPLE_RATE
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
+from transports.webrtc.pausable_output import PausableWebRTCOutput
 from transports.ws.metrics import CONTENT_TYPE
 from tts_service.errors import InvalidInputError
-from tts_service.pipecat_compat import silero_session
+from tts_service.pipecat_compat import silero_session, smallwebrtc_transport, smart_turn_session
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("warmline.agent")
 
+#: the turn-taking ``warmline call --turn-taking`` offers, by name (None: the fast VAD-only one)
+TURN_TAKING: dict[str, TurnTakingConfig | None] = {"smart": TurnTakingConfig(), "fast": None}
 #: the cookie the call page gets when opened with ?token= (its script then needs no header)
 TOKEN_COOKIE = "warmline_token"
 _LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
@@ -81,6 +84,9 @@ class AgentSettings:
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"
+    #: "smart" (default): turn ends by silence, Smart Turn and the words, a speculative answer held
+    #: ready, take-back barge-ins; "fast": the turn ends at the VAD stop, any speech interrupts
+    turn_taking: str = "smart"
     #: the STT by its name in ``stt_choice.STT_CHOICES``: "pocketsphinx" (default, offline), "whisper",
     #: "openai" (any OpenAI-compatible endpoint) or "deepgram"
     stt: str = DEFAULT_STT
@@ -120,6 +126,24 @@ class AgentMetrics:
             buckets=_LATENCY_BUCKETS_S,
             registry=self.registry,
         )
+        self.llm_requests = Histogram(
+            "warmline_agent_llm_requests_per_turn",
+            "LLM requests made for each answered caller turn (speculative ones included)",
+            buckets=(1, 2, 3, 4, 6),
+            registry=self.registry,
+        )
+        self.barge_ins = Counter(
+            "warmline_agent_barge_ins",
+            "Callers speaking over the bot, by outcome (resumed: a backchannel or a noise)",
+            ["outcome"],
+            registry=self.registry,
+        )
+
+    def observe_llm_requests(self, requests: int) -> None:
+        self.llm_requests.observe(requests)
+
+    def observe_barge_in(self, outcome: str) -> None:
+        self.barge_ins.labels(outcome).inc()
 
     def observe_turn(self, turn: TurnRecord) -> None:
         self.turns.labels("interrupted" if turn.interrupted else "complete").inc()
@@ -158,8 +182,12 @@ def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts
     except KeyError as exc:
         known = ", ".join(sorted(VAD_ANALYZERS))
         raise InvalidInputError(f"unknown VAD {settings.vad!r}; known: {known}") from exc
+    if settings.turn_taking not in TURN_TAKING:
+        raise InvalidInputError(
+            f"unknown turn-taking {settings.turn_taking!r}; known: {', '.join(TURN_TAKING)}"
+        )
     parts = AgentParts(runtime=runtime)
-    parts = dataclasses.replace(parts, vad=vad)
+    parts = dataclasses.replace(parts, vad=vad, turn_taking=TURN_TAKING[settings.turn_taking])
     if settings.uses_llm:
         parts = dataclasses.replace(parts, llm=openai_llm(settings))
     return dataclasses.replace(parts, stt=settings.build_stt_factory())
@@ -176,7 +204,12 @@ def create_agent_app(
     settings = settings or AgentSettings()
     metrics = metrics or AgentMetrics()
     base = parts or default_parts(runtime, settings)
-    call_parts = dataclasses.replace(base, on_turn=metrics.observe_turn)
+    call_parts = dataclasses.replace(
+        base,
+        on_turn=metrics.observe_turn,
+        on_llm_requests=metrics.observe_llm_requests,
+        on_barge_in=metrics.observe_barge_in,
+    )
     state = AgentState(settings, metrics)
 
     async def twilio_bot(call: TwilioCall) -> None:
@@ -196,7 +229,8 @@ def create_agent_app(
 
     async def webrtc_bot(connection: SmallWebRTCConnection) -> None:
         name = f"webrtc-{connection.pc_id[-8:]}"
-        transport = SmallWebRTCTransport(connection, webrtc_params())
+        # its output pauses the bot on a barge-in not yet confirmed, keeping the rest of the answer
+        transport = smallwebrtc_transport(connection, webrtc_params(), PausableWebRTCOutput)
         agent = build_pipeline(transport, call_parts, name=name)
         await state.run(
             "webrtc",
@@ -216,7 +250,8 @@ def create_agent_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await runtime.start()  # loads and warms the model unless the owner already did
-        await asyncio.to_thread(silero_session)  # the VAD model every call shares, off the loop
+        await asyncio.to_thread(silero_session)  # the models every call shares, loaded off the loop
+        await asyncio.to_thread(smart_turn_session)
         state.model_loaded = True
         try:
             yield

@@ -26,8 +26,10 @@ server starts); each keeps its own recurrent state. WebRTC's VAD has no model.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
+import numpy as np
 import webrtcvad
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 
@@ -39,6 +41,12 @@ VAD_START_S = 0.1
 VAD_STOP_S = 0.15
 #: Pipecat's normalized loudness (0: -110 LUFS, 1: -10 LUFS) below which nothing is speech
 VAD_MIN_VOLUME = 0.4
+
+#: a window counts as voiceless this far below the caller's speech, or this close to the line's noise
+GATE_BELOW_SPEECH_DB = 30.0
+GATE_ABOVE_NOISE_DB = 9.0
+#: and always below this absolute level (dBFS)
+GATE_FLOOR_DBFS = -60.0
 
 #: the sample rates WebRTC's VAD analyzes (16-bit mono PCM)
 WEBRTC_SAMPLE_RATES = (8000, 16000, 32000, 48000)
@@ -103,6 +111,51 @@ class WebRTCVADAnalyzer(VADAnalyzer):
         return 1.0 if self._vad.is_speech(buffer, self.sample_rate) else 0.0
 
 
+class EnergyGatedVADAnalyzer(VADAnalyzer):
+    """A VAD whose confidence drops the moment the caller's audio goes quiet.
+
+    Silero stays confident for about 150 ms after speech really ends (its recurrent state fades
+    slowly), which every turn end pays for. This wraps any analyzer and reports no voice for a
+    window whose level is low: below the caller's recent speech by ``GATE_BELOW_SPEECH_DB``, or
+    within ``GATE_ABOVE_NOISE_DB`` of the line's noise floor, or under ``GATE_FLOOR_DBFS``. The
+    inner analyzer still scores every window (its state must follow the audio), and onsets are
+    its own: a window loud enough passes its confidence through. Speech and noise levels are
+    tracked per stream (fast attack, slow release), so a noisy line raises the gate with it.
+    """
+
+    def __init__(self, inner: VADAnalyzer, *, params: VADParams | None = None) -> None:
+        super().__init__(sample_rate=None, params=params or inner.params)
+        self._inner = inner
+        self._speech_db = -30.0
+        self._noise_db = -90.0
+
+    def set_sample_rate(self, sample_rate: int) -> None:
+        self._inner.set_sample_rate(sample_rate)
+        super().set_sample_rate(sample_rate)
+
+    def num_frames_required(self) -> int:
+        return self._inner.num_frames_required()
+
+    def voice_confidence(self, buffer: bytes) -> float:
+        confidence = float(np.asarray(self._inner.voice_confidence(buffer)).reshape(-1)[0])
+        level = _dbfs(buffer)
+        # levels: speech follows loud windows up fast and decays slowly; noise follows quiet ones
+        self._speech_db = level if level > self._speech_db else self._speech_db - 0.05
+        self._noise_db = level if level < self._noise_db else self._noise_db + 0.02
+        gate = max(
+            GATE_FLOOR_DBFS, self._noise_db + GATE_ABOVE_NOISE_DB, self._speech_db - GATE_BELOW_SPEECH_DB
+        )
+        return confidence if level >= gate else 0.0
+
+
+def _dbfs(buffer: bytes) -> float:
+    samples = np.frombuffer(buffer, dtype="<i2").astype(np.float64)
+    if samples.size == 0:
+        return -120.0
+    rms = float(np.sqrt(np.mean(samples * samples))) / 32768.0
+    return 20.0 * math.log10(max(rms, 1e-6))
+
+
 def _rates_text() -> str:
     return ", ".join(str(rate) for rate in WEBRTC_SAMPLE_RATES)
 
@@ -140,6 +193,7 @@ __all__ = [
     "WEBRTC_DEFAULT_MODE",
     "WEBRTC_FRAME_MS",
     "WEBRTC_SAMPLE_RATES",
+    "EnergyGatedVADAnalyzer",
     "WebRTCVADAnalyzer",
     "silero_vad",
     "vad_params",

@@ -11,6 +11,12 @@ call behaves:
 * ``shared_silero_analyzer``: a ``SileroVADAnalyzer`` on one process-wide ONNX session. Pipecat
   loads the model per analyzer (about 5 MB and 50 ms, on the event loop, for every call); the
   session is stateless and thread-safe, the recurrent state lives in each ``SileroOnnxModel``.
+* ``shared_smart_turn_analyzer``: a ``LocalSmartTurnAnalyzerV3`` on one process-wide ONNX session
+  of the bundled Smart Turn v3.2 model (Pipecat builds the session, about 9 MB, per analyzer); the
+  analyzer keeps its own audio buffer, so one serves one stream (``_session``, ``_log_data``).
+* ``smallwebrtc_transport``: a ``SmallWebRTCTransport`` whose output processor is a subclass of
+  Pipecat's (``_output``, ``_client``, ``_params``, ``_output_name``: the transport builds its
+  output itself, with no hook for another class).
 * ``AudioOrderedOutputTransport``: an output transport that queues the frames it chooses in
   order with its audio instead of timing them by their pts (it overrides
   ``BaseOutputTransport._handle_frame`` and uses ``_media_senders``; the Twilio transport is one).
@@ -24,14 +30,29 @@ from __future__ import annotations
 
 import threading
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import onnxruntime
+from pipecat.audio.turn.smart_turn.base_smart_turn import BaseSmartTurn, SmartTurnParams
+from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
 from pipecat.audio.vad.silero import SileroOnnxModel, SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams
-from pipecat.frames.frames import Frame
+from pipecat.frames.frames import (
+    Frame,
+    InterruptionFrame,
+    MixerControlFrame,
+    OutputAudioRawFrame,
+    OutputImageRawFrame,
+    SpriteFrame,
+    TTSStoppedFrame,
+)
 from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_output import BaseOutputTransport
+from pipecat.transports.base_transport import TransportParams
+
+if TYPE_CHECKING:  # SmallWebRTC needs aiortc, which only the webrtc and agent extras install
+    from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
+    from pipecat.transports.smallwebrtc.transport import SmallWebRTCOutputTransport, SmallWebRTCTransport
 
 from tts_service.tested_version import TestedVersion
 
@@ -40,6 +61,8 @@ TESTED_PIPECAT = TestedVersion("pipecat-ai", "1.14", contract_test="tests/test_p
 
 _silero_lock = threading.Lock()
 _silero_session: Any = None
+_smart_turn_lock = threading.Lock()
+_smart_turn_session: Any = None
 
 
 # -- TTS services -------------------------------------------------------------------------------
@@ -59,16 +82,30 @@ async def promote_pending_words(service: TTSService, context_id: str) -> None:
 # -- output transports --------------------------------------------------------------------------
 
 
-class AudioOrderedOutputTransport(BaseOutputTransport):
-    """An output transport that queues chosen frames behind its audio instead of by their pts.
+#: frames an output transport handles itself, never queued behind its audio
+_HANDLED_BY_THE_OUTPUT = (
+    InterruptionFrame,
+    OutputAudioRawFrame,
+    OutputImageRawFrame,
+    SpriteFrame,
+    MixerControlFrame,
+    TTSStoppedFrame,
+)
 
-    Subclasses say which frames with ``queue_with_audio``; those go to their destination's media
-    sender as sync frames, so they leave exactly when the audio before them has been written.
+
+class AudioOrderedOutputTransport(BaseOutputTransport):
+    """An output transport that queues frames behind its audio instead of timing them by their pts.
+
+    Pipecat releases frames with a pts (a TTS service's word frames, the end of an answer) on its
+    clock, whatever happened to the audio before them; queued behind the audio instead, they leave
+    exactly when that audio has been written, so they can never run ahead of it (a stalled loop,
+    a paused bot). Subclasses may narrow ``queue_with_audio``.
     """
 
     def queue_with_audio(self, frame: Frame) -> bool:
-        """True for a frame that should wait for the audio queued before it (default: none)."""
-        return False
+        """True for a frame that waits for the audio queued before it: every timed frame but the
+        output's own (audio, interruptions, images, the TTS's stop)."""
+        return bool(frame.pts) and not isinstance(frame, _HANDLED_BY_THE_OUTPUT)
 
     async def _handle_frame(self, frame: Frame) -> None:
         sender = self._media_senders.get(frame.transport_destination)
@@ -76,6 +113,56 @@ class AudioOrderedOutputTransport(BaseOutputTransport):
             await sender.handle_sync_frame(frame)
             return
         await super()._handle_frame(frame)
+
+
+# -- Smart Turn on one shared ONNX session --------------------------------------------------------
+
+
+def smart_turn_session() -> Any:
+    """The process's one Smart Turn v3.2 ONNX session, loaded on first use (blocking: off the loop)."""
+    global _smart_turn_session
+    with _smart_turn_lock:
+        if _smart_turn_session is None:
+            path = resources.files("pipecat.audio.turn.smart_turn.data").joinpath("smart-turn-v3.2-cpu.onnx")
+            options = onnxruntime.SessionOptions()
+            options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+            options.inter_op_num_threads = 1
+            options.intra_op_num_threads = 1
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            _smart_turn_session = onnxruntime.InferenceSession(str(path), sess_options=options)
+        return _smart_turn_session
+
+
+class _SharedSmartTurnAnalyzer(LocalSmartTurnAnalyzerV3):
+    """Pipecat's Smart Turn v3 analyzer (its buffering, features and threshold) on the shared session."""
+
+    def __init__(self, params: SmartTurnParams | None) -> None:  # no super().__init__: it loads a session
+        BaseSmartTurn.__init__(self, params=params)
+        self._log_data = False
+        self._session = smart_turn_session()
+
+
+def shared_smart_turn_analyzer(params: SmartTurnParams | None = None) -> LocalSmartTurnAnalyzerV3:
+    """A ``LocalSmartTurnAnalyzerV3`` for one stream, on the process's shared ONNX session."""
+    TESTED_PIPECAT.check()
+    return _SharedSmartTurnAnalyzer(params)
+
+
+# -- SmallWebRTC with another output ---------------------------------------------------------------
+
+
+def smallwebrtc_transport(
+    connection: SmallWebRTCConnection,
+    params: TransportParams,
+    output: type[SmallWebRTCOutputTransport],
+) -> SmallWebRTCTransport:
+    """A ``SmallWebRTCTransport`` whose ``output()`` is an ``output`` (a Pipecat output subclass)."""
+    from pipecat.transports.smallwebrtc.transport import SmallWebRTCTransport
+
+    TESTED_PIPECAT.check()
+    transport = SmallWebRTCTransport(connection, params)
+    transport._output = output(transport._client, transport._params, name=transport._output_name)
+    return transport
 
 
 # -- Silero on one shared ONNX session ------------------------------------------------------------
@@ -126,5 +213,8 @@ __all__ = [
     "AudioOrderedOutputTransport",
     "promote_pending_words",
     "shared_silero_analyzer",
+    "shared_smart_turn_analyzer",
     "silero_session",
+    "smallwebrtc_transport",
+    "smart_turn_session",
 ]

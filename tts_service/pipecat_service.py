@@ -49,6 +49,7 @@ from pipecat.frames.frames import (
     StartFrame,
     TTSAudioRawFrame,
     TTSStoppedFrame,
+    UserStoppedSpeakingFrame,
 )
 from pipecat.frames.frames import Frame as PipecatFrame
 from pipecat.processors.frame_processor import FrameDirection
@@ -64,6 +65,7 @@ from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
 from tts_service.pipecat_compat import promote_pending_words
+from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
 from tts_service.runtime import EngineRuntime, RuntimeSession
 
 #: how far ahead of real time the service hands audio to Pipecat; the engine computes at most
@@ -141,6 +143,8 @@ class WarmlineTTSService(TTSService):
         #: the listener of what this service hands on; it runs at most ``max_lead_s`` ahead of it
         self._listener = ListenerClock(max_lead_s or 0.0)
         self._starting_turn = False
+        #: the next answer is speculative: its turn is opened held (see ``pipecat_frames``)
+        self._next_held = False
         #: the unfinished last word of the LLM text so far (see _hold_partial_word)
         self._word_tail = ""
 
@@ -209,15 +213,40 @@ class WarmlineTTSService(TTSService):
             await super().process_frame(LLMTextFrame(text=tail), direction)
         elif isinstance(frame, InterruptionFrame):
             self._word_tail = ""
+            self._next_held = False
+        elif isinstance(frame, SpeculativeAnswerFrame | UserStoppedSpeakingFrame | BotOutputPauseFrame):
+            self._hold_or_release(frame)
+        elif isinstance(frame, BotOutputResumeFrame) and self._turns is not None:
+            self._verb(self._turns.resume)
         await super().process_frame(frame, direction)
         if isinstance(frame, InterruptionFrame):
             await self._drop_orphaned_turns()
+
+    def _hold_or_release(self, frame: PipecatFrame) -> None:
+        """A speculative answer is coming (hold it), the caller's turn is confirmed (release what is
+        held), or the caller speaks over the bot (pause it, keeping the rest for a resume)."""
+        turns = self._turns
+        if isinstance(frame, SpeculativeAnswerFrame):
+            self._next_held = True
+        elif turns is None:
+            return
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            self._next_held = False
+            for turn in turns.turns:
+                if turn.held:
+                    self._verb(turns.release, turn)
+        else:
+            self._verb(turns.pause)
+            self._listener.restart()
 
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[PipecatFrame | None, None]:
         """Hand ``text`` to the engine (no audio here: the reader task delivers it)."""
         turns = self._turns
         if turns is not None:
-            turn = turns.find(context_id) or turns.open(key=context_id, now_s=self._now())
+            turn = turns.find(context_id)
+            if turn is None:
+                turn = turns.open(key=context_id, now_s=self._now(), held=self._next_held)
+                self._next_held = False
             if self._verb(turns.add_text, turn, text):
                 await self._start_next()
         yield None

@@ -120,9 +120,12 @@ class MarkLedger(Generic[T]):
 
     def clear(self) -> list[T]:
         """The carrier drops everything it holds: the items of every frame not confirmed, in order."""
-        dropped: list[T] = []
-        for pending in self._pending:
-            dropped.extend(pending.items)
+        return [item for _, items in self.clear_frames() for item in items]
+
+    def clear_frames(self) -> list[tuple[int, list[T]]]:
+        """Like ``clear``, frame by frame: each unconfirmed frame's seq and its items, in order
+        (for a transport that sends the cleared frames again after a pause)."""
+        dropped = [(pending.seq, pending.items) for pending in self._pending]
         self.stats.cleared += len(self._pending)
         self._pending.clear()
         self._cleared_upto = self._last_sent

@@ -36,6 +36,13 @@ back), not on every utterance of a caller talking into silence. The ledger then 
 unconfirmed frames: their words never reach the context, and the marks Twilio echoes for the
 audio it drops are ignored.
 
+Pause (``BotOutputPauseFrame``, a barge-in not yet confirmed). The carrier is cleared at once,
+as for a barge-in, but the frames it dropped are kept (``replay.Replay``) and the output stops
+writing, so Pipecat keeps the rest of the answer queued; the words behind the cleared frames
+wait with them. ``BotOutputResumeFrame`` sends the cleared frames again and then the rest: the
+caller hears the answer go on from the first frame they had not heard. An ``InterruptionFrame``
+during the pause drops all of it, exactly like a barge-in.
+
 The stream's end (stop, hang-up, media timeout, protocol error) fires ``on_client_disconnected``
 with the ``twilio_call.EndReason``; the bot cancels its worker there. When the bot ends the call
 (``EndFrame``) the output waits, bounded, for the carrier to play what it holds, so a goodbye is
@@ -63,12 +70,9 @@ from pipecat.frames.frames import (
     InputAudioRawFrame,
     InputDTMFFrame,
     InterruptionFrame,
-    MixerControlFrame,
     OutputAudioRawFrame,
-    OutputImageRawFrame,
     OutputTransportMessageFrame,
     OutputTransportMessageUrgentFrame,
-    SpriteFrame,
     StartFrame,
     SystemFrame,
     TTSStoppedFrame,
@@ -82,8 +86,10 @@ from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio.call import EndReason, TwilioCall
 from transports.twilio.marks import MarkLedger
+from transports.twilio.replay import Replay
 from tts_service.engine.types import FRAME_S, frame_samples
 from tts_service.pipecat_compat import AudioOrderedOutputTransport
+from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
 
 log = logging.getLogger("warmline.twilio")
 
@@ -91,15 +97,6 @@ log = logging.getLogger("warmline.twilio")
 FRAME_SAMPLES = frame_samples(tp.SAMPLE_RATE)
 #: how much longer than its audio the end of a call waits for the carrier's last marks
 DRAIN_SLACK_S = 1.0
-#: frames the output handles itself instead of timing them by pts (see ``queue_with_audio``)
-_SPECIAL = (
-    InterruptionFrame,
-    OutputAudioRawFrame,
-    OutputImageRawFrame,
-    SpriteFrame,
-    MixerControlFrame,
-    TTSStoppedFrame,
-)
 
 
 def twilio_params(**overrides: Any) -> TransportParams:
@@ -180,6 +177,15 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
         self._overflow: list[Frame] = []
         #: set when a mark comes back or the stream ends (``stop`` waits on it)
         self._progress = asyncio.Event()
+        #: frames sent and not confirmed, and those a pause cleared (``replay``)
+        self._replay: Replay[Frame] = Replay()
+        #: cleared while the bot is paused; audio waits for it to be set again
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        #: sends the frames a pause cleared, again, before any new audio
+        self._replaying: asyncio.Task[None] | None = None
+        #: bumped by every interruption: audio that waited across one is not sent
+        self._interruptions = 0
 
     @property
     def ledger(self) -> MarkLedger[Frame]:
@@ -202,7 +208,11 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
     # -- audio out ----------------------------------------------------------------------------
 
     async def write_audio_frame(self, frame: OutputAudioRawFrame) -> bool:
-        """Send the chunk as whole 80 ms frames (silence pads a short tail to the frame edge)."""
+        """Send the chunk as whole 80 ms frames (silence pads a short tail to the frame edge).
+
+        While the bot is paused this waits (so Pipecat keeps the rest queued); a frame the pause
+        dropped in its slot is sent after the resume, behind the frames the pause cleared.
+        """
         pcm = np.frombuffer(frame.audio, dtype="<i2")
         if frame.num_channels != 1:
             pcm = pcm[:: frame.num_channels]
@@ -211,15 +221,29 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
             return False
         if pcm.size % FRAME_SAMPLES:
             pcm = np.concatenate([pcm, np.zeros(FRAME_SAMPLES - pcm.size % FRAME_SAMPLES, np.int16)])
-        epoch = self._call.epoch if frame.interruptible else None
+        interruptions = self._interruptions
         for i in range(0, pcm.size, FRAME_SAMPLES):
-            codes = g711.encode(pcm[i : i + FRAME_SAMPLES].astype(np.int16))
-            seq = await self._call.send_frame(codes.tobytes(), epoch=epoch)
-            if seq is None:
+            codes = g711.encode(pcm[i : i + FRAME_SAMPLES].astype(np.int16)).tobytes()
+            if not await self._send_when_not_paused(codes, frame.interruptible, interruptions):
                 self._note("dropped")
                 return False
-            self._note("frame_sent", seq)
         return True
+
+    async def _send_when_not_paused(self, codes: bytes, interruptible: bool, interruptions: int) -> bool:
+        while True:
+            await self._resumed.wait()
+            if self._replaying is not None:
+                await asyncio.wait((self._replaying,))
+            if interruptible and interruptions != self._interruptions:
+                return False  # the answer this audio belongs to was interrupted while it waited
+            seq = await self._call.send_frame(codes, epoch=self._call.epoch if interruptible else None)
+            if seq is not None:
+                self._replay.sent(seq, codes)
+                self._note("frame_sent", seq)
+                return True
+            if not self._replay.paused:
+                return False  # an interruption (or the end of the call) dropped it
+            # else: the pause dropped it in its slot; it goes out once the bot resumes
 
     # -- marks --------------------------------------------------------------------------------
 
@@ -228,6 +252,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
 
     async def mark_returned(self, seq: int) -> None:
         self._note("mark_returned", seq)
+        self._replay.played_up_to(seq)
         await self._release(self._ledger.returned(seq))
         self._progress.set()
 
@@ -249,33 +274,74 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         if isinstance(frame, InterruptionFrame):
             await self._barge_in()
+        elif isinstance(frame, BotOutputPauseFrame):
+            await self._pause()
+        elif isinstance(frame, BotOutputResumeFrame):
+            await self._resume()
         await super().process_frame(frame, direction)
 
     async def _barge_in(self) -> None:
+        self._interruptions += 1
         playing = self._ledger.playing
         self._note("interrupt")
+        # A pause that becomes an interruption: the cleared frames are never sent again.
+        held = self._replay.drop() if self._replay.paused else []
+        self._resumed.set()
         await self._call.interrupt(clear=playing)
-        if not playing:
-            return
-        self._note("clear")
-        dropped = self._ledger.clear()
+        dropped = held
+        if playing:
+            self._note("clear")
+            dropped = [*held, *self._ledger.clear()]
         # Uninterruptible frames were never going to be cut: let them through, in order.
         await self._release([f for f in dropped if not f.interruptible])
 
-    def queue_with_audio(self, frame: Frame) -> bool:
-        """Frames Pipecat would time by pts wait in order with the audio instead (see module doc)."""
-        return bool(frame.pts) and not isinstance(frame, _SPECIAL)
+    async def _pause(self) -> None:
+        """The caller speaks over the bot: silent within one 20 ms payload, the rest kept."""
+        if self._replay.paused:
+            return
+        self._resumed.clear()
+        playing = self._ledger.playing
+        self._note("pause")
+        await self._call.interrupt(clear=playing)  # also drops a frame waiting for its slot
+        self._replay.pause(self._ledger.clear_frames() if playing else [])
+        if playing:
+            self._note("clear")
+
+    async def _resume(self) -> None:
+        """Not an interruption: the cleared frames go out again, then the rest, in order."""
+        if not self._replay.paused:
+            return
+        self._note("resume")
+        cleared = self._replay.take()
+        if cleared:
+            self._replaying = self.create_task(self._send_again(cleared), f"{self._call.name}-replay")
+        self._resumed.set()
+
+    async def _send_again(self, cleared: list[tuple[bytes, list[Frame]]]) -> None:
+        try:
+            for codes, items in cleared:
+                seq = await self._call.send_frame(codes, epoch=self._call.epoch)
+                if seq is None:  # interrupted meanwhile: these items follow audio never heard
+                    return
+                self._replay.sent(seq, codes)
+                self._note("frame_resent", seq)
+                for item in items:
+                    if not self._ledger.hold(item):
+                        await super().push_frame(item, FrameDirection.DOWNSTREAM)
+        finally:
+            self._replaying = None
 
     async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
         """Hold what follows unconfirmed audio until its mark returns (system frames never wait)."""
         if isinstance(frame, TTSStoppedFrame):
             self._call.stream_break()
-        if (
-            direction is FrameDirection.DOWNSTREAM
-            and not isinstance(frame, SystemFrame | EndFrame | OutputAudioRawFrame)
-            and self._ledger.hold(frame)
+        if direction is FrameDirection.DOWNSTREAM and not isinstance(
+            frame, SystemFrame | EndFrame | OutputAudioRawFrame
         ):
-            return
+            if self._replay.paused and self._replay.stash(frame):
+                return  # follows audio the pause cleared: released once that audio is heard
+            if self._ledger.hold(frame):
+                return
         await super().push_frame(frame, direction)
 
     async def send_message(
@@ -285,6 +351,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
 
     async def stop(self, frame: EndFrame) -> None:
         """Send what is queued, then let the carrier play it (a goodbye is heard, its words recorded)."""
+        await self._resume()  # a goodbye is not held by a pause that nobody will resolve
         await super().stop(frame)
         budget_s = self._ledger.outstanding * FRAME_S + DRAIN_SLACK_S
         try:
@@ -296,6 +363,14 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
             log.info(
                 "%s: %d frames unconfirmed at the end of the call", self._call.name, self._ledger.outstanding
             )
+
+    async def cancel(self, frame: CancelFrame) -> None:
+        """The call is being torn down: nothing paused is sent again."""
+        self._replay.drop()
+        self._resumed.set()
+        if self._replaying is not None:
+            await self.cancel_task(self._replaying)
+        await super().cancel(frame)
 
     def stream_ended(self) -> None:
         self._progress.set()

@@ -1,0 +1,126 @@
+"""What a caller's words say about their turn: unfinished, a backchannel, or a real interruption.
+
+    unfinished("I would like to book a table for")   # True: it ends on a preposition
+    backchannel("uh huh", BACKCHANNELS)              # True: the caller is only acknowledging
+    interrupts("yeah wait", BACKCHANNELS, STOPS)     # True: "wait" always interrupts
+
+A phrase that ends on a word that cannot end an English sentence (a preposition, a conjunction,
+an article or possessive, an auxiliary or modal, a filler) is unfinished whatever the voice did:
+speech synthesizers and many callers end every phrase with falling prosody, which an audio model
+alone reads as "done". These tests are deliberately conservative: a word that often ends a
+sentence ("to" in "I want to", "up", "out", "in") is not on the list, so a finished sentence is
+never held back by them for more than the policy's bound.
+
+Pure functions over lowercase word lists; no state, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
+
+
+def _listed(*groups: str) -> frozenset[str]:
+    return frozenset(word for group in groups for word in group.split())
+
+
+#: words after which an English sentence is not finished (the caller is still speaking)
+CONTINUATIONS: frozenset[str] = _listed(
+    # prepositions that need an object
+    "about above across after against along among around at before behind below beneath beside "
+    "between beyond by despite during except for from into near of off onto over past since "
+    "through toward towards under until upon via with within without",
+    # conjunctions
+    "and but or nor so because although though while whereas if unless whether than as",
+    # articles, determiners, possessives
+    "a an the this that these those my your his her its our their some any every each no",
+    # auxiliaries and modals, pronoun-contractions that need a verb after them
+    "am is are was were be been being have has had do does did will would shall should can could "
+    "may might must i'm you're we're they're he's she's it's i'd you'd we'd they'd i'll you'll "
+    "we'll they'll i've you've we've they've",
+    # fillers and hedges
+    "um uh er erm like",
+)
+
+#: words that open a sentence as often as they make one ("Well, ...", "Yes, I would...", "Wait, ...")
+OPENERS: frozenset[str] = _listed(
+    "well so okay ok yes yeah yep no nope wait hello hi hey oh ah um uh alright right sure "
+    "actually anyway listen look please sorry excuse me thanks"
+)
+
+#: what a caller says over the bot to show they are listening (the bot keeps talking)
+BACKCHANNELS: tuple[str, ...] = (
+    "yeah",
+    "yes",
+    "yep",
+    "uh huh",
+    "mm hmm",
+    "mhm",
+    "hmm",
+    "right",
+    "okay",
+    "ok",
+    "sure",
+    "got it",
+    "i see",
+    "alright",
+    "all right",
+    "cool",
+)
+
+#: words that always interrupt the bot, backchannel or not
+STOP_WORDS: frozenset[str] = frozenset({"stop", "wait", "no", "hold", "hang", "sorry", "excuse", "what"})
+
+
+def words_of(text: str) -> list[str]:
+    """Lowercase words without punctuation."""
+    return _WORD.findall(text.lower())
+
+
+def unfinished(text: str) -> bool:
+    """True when ``text`` ends on a word after which an English sentence cannot end."""
+    words = words_of(text)
+    return bool(words) and words[-1] in CONTINUATIONS
+
+
+def opener_only(text: str) -> bool:
+    """True when ``text`` is only words that often open a longer sentence ("Yes," "Well," "Wait,"):
+    the pause after them is as likely a comma's as the end of the turn."""
+    words = words_of(text)
+    return bool(words) and all(w in OPENERS for w in words)
+
+
+def backchannel(text: str, phrases: Sequence[str] = BACKCHANNELS) -> bool:
+    """True when ``text`` is nothing but backchannel phrases ("yeah", "uh huh, okay")."""
+    words = words_of(text)
+    if not words:
+        return False
+    options = sorted((words_of(p) for p in phrases), key=len, reverse=True)
+    i = 0
+    while i < len(words):
+        match = next((p for p in options if p and words[i : i + len(p)] == p), None)
+        if match is None:
+            return False
+        i += len(match)
+    return True
+
+
+def interrupts(text: str, phrases: Sequence[str] = BACKCHANNELS, stops: Collection[str] = STOP_WORDS) -> bool:
+    """True when ``text`` holds a word that always interrupts, or anything but backchannel."""
+    words = words_of(text)
+    if not words:
+        return False
+    return any(w in stops for w in words) or not backchannel(text, phrases)
+
+
+__all__ = [
+    "BACKCHANNELS",
+    "CONTINUATIONS",
+    "STOP_WORDS",
+    "backchannel",
+    "interrupts",
+    "unfinished",
+    "words_of",
+]

@@ -1,0 +1,78 @@
+"""When the caller has finished: silence, what an audio model heard, and what the words say, in one place.
+
+    policy = TurnEndPolicy()                      # the gaps below, configurable
+    policy.gap_s("I'd like a table for", 0.98)   # 1.6: the words are unfinished, whatever the audio says
+    policy.gap_s("What time do you open", 0.97)  # 0.25: complete; answer after a human gap
+    policy.gap_s("What time do you open", 0.2)   # 0.7: the voice says "not done"; wait a little longer
+
+The verdict is a gap: how long the caller must have been silent before the bot answers. Three
+cues are weighed, strongest first:
+
+1. the words (``cues.unfinished``): a phrase that ends on a preposition, a conjunction, an
+   article, an auxiliary or a filler is not finished, so the bot waits ``unfinished_gap_s``.
+   Synthesized speech and many callers end every phrase with falling prosody, so an audio model
+   alone calls "a table for" complete; the words overrule it.
+2. the audio (Smart Turn's probability that the turn is complete): below ``complete_probability``
+   the bot waits ``unsure_gap_s``; while the model has not answered yet, the same. So does a turn
+   of nothing but words that often open a sentence ("Yes," "Well," "Wait,": ``cues.opener_only``),
+   after which a comma's pause is as likely as the end.
+3. silence alone: otherwise ``complete_gap_s``, a human gap (0.3 s), longer than the pause after
+   a comma in the middle of a sentence (0.2 s in hibari's voice, about as long in people's).
+
+Every gap is bounded: after ``unfinished_gap_s`` of silence the bot answers whatever the cues say.
+A speculative answer starts ``speculate_lead_s`` before the gap the words alone would need (at once
+for a turn that reads complete, before the audio model has answered), so that it is ready the
+moment the turn's gap is reached; the audio cue only ever makes the bot wait longer.
+
+Pure and synchronous: numbers and text in, numbers out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.turn_taking.cues import opener_only, unfinished
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEndPolicy:
+    """How long a silence must be, given the cues, before the bot answers."""
+
+    #: silence after a complete-sounding, complete-reading turn
+    complete_gap_s: float = 0.3
+    #: silence when the audio model is not sure the turn is complete (or has not answered yet)
+    unsure_gap_s: float = 0.7
+    #: silence after an unfinished phrase, and the bound on every wait
+    unfinished_gap_s: float = 1.6
+    #: Smart Turn's probability at or above which the audio counts as complete
+    complete_probability: float = 0.5
+    #: a speculative answer starts this long before its gap ends (so it is ready at the gap)
+    speculate_lead_s: float = 0.35
+
+    def __post_init__(self) -> None:
+        if not 0 < self.complete_gap_s <= self.unsure_gap_s <= self.unfinished_gap_s:
+            raise ValueError("gaps must satisfy 0 < complete <= unsure <= unfinished")
+        if not 0.0 <= self.complete_probability <= 1.0 or self.speculate_lead_s < 0:
+            raise ValueError("complete_probability is a probability; speculate_lead_s not negative")
+
+    def gap_s(self, text: str, probability: float | None) -> float:
+        """The silence ``text`` (the turn so far) needs before an answer, given Smart Turn's
+        ``probability`` for the audio (None: not known yet)."""
+        return self.verdict(text, probability)[0]
+
+    def verdict(self, text: str, probability: float | None) -> tuple[float, str]:
+        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure" or "complete"."""
+        if unfinished(text):
+            return self.unfinished_gap_s, "unfinished"
+        if probability is None or probability < self.complete_probability or opener_only(text):
+            return self.unsure_gap_s, "unsure"
+        return self.complete_gap_s, "complete"
+
+    def speculate_after_s(self, text: str) -> float:
+        """The silence after which to start a speculative answer to ``text``: the lead before the
+        gap its words need (most turns read complete, and the audio model answers after that)."""
+        gap = self.unfinished_gap_s if unfinished(text) else self.complete_gap_s
+        return max(0.0, gap - self.speculate_lead_s)
+
+
+__all__ = ["TurnEndPolicy"]

@@ -1,0 +1,135 @@
+"""Speculative answers that reach the TTS: the relay between the user aggregator and the LLM.
+
+    pipeline = [..., user_aggregator, SpeculationRelay(stats), llm, WarmlineTTSService(...), ...]
+
+Pipecat's user aggregator answers a speculation (``trigger_user_turn_inference_triggered`` with a
+``UserTurnSpeculation``) with an ``LLMContextFrame(speculation=True)`` on a provisional copy of
+the context; Pipecat's LLM services then hold the whole answer inside themselves until the turn is
+confirmed, so the TTS starts only then. For a warm local TTS that is the expensive part to wait
+for. The relay passes the request on as an ordinary one, announced by a
+``SpeculativeAnswerFrame``: the answer streams into ``WarmlineTTSService``, which makes its audio
+and holds it; the ``UserStoppedSpeakingFrame`` of the confirmed turn releases it at once.
+
+Cancelling (``EagerEndOfTurnCancelFrame``, which the aggregator broadcasts when a speculation is
+withdrawn, or a second speculation replacing the first) sends an ``InterruptionFrame`` downstream
+only: the LLM request is cancelled (its stream closed), the TTS drops the held turn, nothing is
+heard, and the user's side (the aggregator, the STT) keeps the caller's words. The real context
+is never written by a speculation: the aggregator ran it on a copy and writes the turn only when
+it is confirmed.
+
+Every LLM request is counted per caller turn (``SpeculationStats``): doubled LLM cost is what
+preemptive generation is blamed for, so the agent reports requests per answered turn. A failed
+speculative request (an ``ErrorFrame`` coming back up from the LLM) is reported to ``on_failed``
+so the turn end answers afresh instead of releasing nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from loguru import logger
+from pipecat.frames.frames import (
+    EagerEndOfTurnCancelFrame,
+    EndFrame,
+    ErrorFrame,
+    Frame,
+    InterruptionFrame,
+    LLMContextFrame,
+    UserStartedSpeakingFrame,
+    UserStoppedSpeakingFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from tts_service.pipecat_frames import SpeculativeAnswerFrame
+
+
+@dataclass(slots=True)
+class SpeculationStats:
+    """LLM requests and speculations of one call (for metrics and the benchmark)."""
+
+    #: LLM requests made, speculative ones included
+    requests: int = 0
+    speculations: int = 0
+    cancelled: int = 0
+    failed: int = 0
+    #: requests made for each caller turn that was answered, in order
+    requests_per_turn: list[int] = field(default_factory=list)
+
+    @property
+    def mean_requests_per_turn(self) -> float | None:
+        turns = self.requests_per_turn
+        return sum(turns) / len(turns) if turns else None
+
+
+class SpeculationRelay(FrameProcessor):
+    """Speculative contexts on to the LLM as ordinary requests the TTS holds; see the module doc."""
+
+    def __init__(
+        self,
+        *,
+        stats: SpeculationStats | None = None,
+        on_failed: Callable[[], Any] | None = None,
+        on_turn_requests: Callable[[int], None] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.stats = stats or SpeculationStats()
+        self._on_failed = on_failed
+        self._on_turn_requests = on_turn_requests
+        self._speculating = False
+        self._turn_requests = 0
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if direction is FrameDirection.DOWNSTREAM:
+            if isinstance(frame, LLMContextFrame):
+                await self._request(frame)
+                return
+            if isinstance(frame, EagerEndOfTurnCancelFrame):
+                await self._cancel()
+            elif isinstance(frame, UserStoppedSpeakingFrame):
+                self._speculating = False  # confirmed: the TTS releases what it holds
+            elif isinstance(frame, UserStartedSpeakingFrame | EndFrame):
+                self._close_turn()
+        elif isinstance(frame, ErrorFrame) and self._speculating:
+            self.stats.failed += 1
+            logger.warning(
+                f"{self}: the speculative answer failed ({frame.error}); the turn end answers afresh"
+            )
+            self._speculating = False
+            if self._on_failed is not None:
+                await self._on_failed()
+        await self.push_frame(frame, direction)
+
+    async def _request(self, frame: LLMContextFrame) -> None:
+        self.stats.requests += 1
+        self._turn_requests += 1
+        if not frame.speculation:
+            self._speculating = False
+            await self.push_frame(frame)
+            return
+        if self._speculating:  # a newer speculation replaces the one in flight
+            await self._cancel()
+        self._speculating = True
+        self.stats.speculations += 1
+        await self.push_frame(SpeculativeAnswerFrame())
+        await self.push_frame(LLMContextFrame(context=frame.context))
+
+    async def _cancel(self) -> None:
+        if not self._speculating:
+            return
+        self._speculating = False
+        self.stats.cancelled += 1
+        await self.push_frame(InterruptionFrame(), FrameDirection.DOWNSTREAM)
+
+    def _close_turn(self) -> None:
+        if self._turn_requests:
+            self.stats.requests_per_turn.append(self._turn_requests)
+            if self._on_turn_requests is not None:
+                self._on_turn_requests(self._turn_requests)
+        self._turn_requests = 0
+
+
+__all__ = ["SpeculationRelay", "SpeculationStats"]

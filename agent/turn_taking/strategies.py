@@ -1,0 +1,309 @@
+"""Turn-taking in a Pipecat pipeline: user-turn strategies around the sans-I/O decisions.
+
+    taking = TurnTaking()                                   # one per call
+    aggregators = LLMContextAggregatorPair(
+        context,
+        user_params=LLMUserAggregatorParams(
+            user_turn_strategies=taking.strategies(), empty_user_turn=None
+        ),
+    )
+    pipeline = [input, vad, stt, aggregators.user(), taking.relay(), llm, tts, output, assistant]
+
+* ``TakeBackStartStrategy`` (``barge_in.BargeIn``): speech over the bot pushes a
+  ``BotOutputPauseFrame`` (the TTS and the output transport go silent at once, keeping the rest);
+  real words start the caller's turn (Pipecat's interruption: the heard words stay in the
+  context); a backchannel or a noise pushes a ``BotOutputResumeFrame`` and drops its transcript.
+  Speech while the bot is silent starts an ordinary turn.
+* ``SmartTurnStopStrategy`` (``end_of_turn.EndOfTurn`` with ``policy.TurnEndPolicy``): at each
+  pause Smart Turn v3.2 (its model ships in the pipecat wheel; one ONNX session per process)
+  scores the caller's audio in its own thread while the words are read; a turn that reads complete
+  is answered speculatively at once (``SpeculationRelay`` lets the answer reach the TTS, which holds
+  its audio) and confirmed after the policy's gap, or cancelled when the caller goes on.
+
+Both strategies share one ``TurnTaking`` (the trackers and the stats); each owns one timer task
+and the Smart Turn scoring task, on the pipeline's task manager, cancelled and awaited at cleanup.
+This module is the only place where the decisions meet Pipecat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from loguru import logger
+from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterimTranscriptionFrame,
+    TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.metrics.metrics import TurnMetricsData
+from pipecat.processors.frame_processor import FrameProcessorSetup
+from pipecat.turns.types import ProcessFrameResult, UserTurnSpeculation
+from pipecat.turns.user_start.base_user_turn_start_strategy import BaseUserTurnStartStrategy
+from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
+from pipecat.turns.user_turn_strategies import UserTurnStrategies
+from pipecat.utils.base_object import BaseObject
+
+from agent.turn_taking.barge_in import BargeIn, BargeInAction, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
+from agent.turn_taking.policy import TurnEndPolicy
+from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats
+from tts_service.pipecat_compat import shared_smart_turn_analyzer
+from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTakingConfig:
+    """What the agent's turn-taking does; every part can be switched off."""
+
+    policy: TurnEndPolicy = field(default_factory=TurnEndPolicy)
+    #: score each pause with Smart Turn v3.2 (else the words and the silence decide alone)
+    smart_turn: bool = True
+    #: answer speculatively at the first pause, holding the audio until the turn is confirmed
+    speculate: bool = True
+    #: pause (not drop) the bot when the caller speaks over it; resume after a backchannel
+    take_back_barge_in: bool = True
+    barge_in: Callable[[], BargeIn] = BargeIn
+
+
+class _Deadline:
+    """One timer task of a strategy, on the pipeline's task manager: ``fire`` at the deadline it
+    was last armed for. Re-arming cancels and awaits the previous task; so does ``aclose``."""
+
+    def __init__(self, owner: BaseObject, name: str) -> None:
+        self._owner = owner
+        self._name = name
+        self._task: asyncio.Task[None] | None = None
+
+    async def arm(self, due_s: float | None, fire: Callable[[], Awaitable[None]]) -> None:
+        await self.aclose()
+        if due_s is None:
+            return
+
+        async def wait() -> None:
+            await asyncio.sleep(max(0.0, due_s - _now()))
+            self._task = None  # firing: a re-arm from inside ``fire`` must not cancel this task
+            await fire()
+
+        self._task = self._owner.create_task(wait(), self._name)
+
+    async def aclose(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and task is not asyncio.current_task():
+            await self._owner.cancel_task(task)
+
+
+class TurnTaking:
+    """One call's turn-taking: the two strategies, the relay, and what they measured."""
+
+    def __init__(
+        self,
+        config: TurnTakingConfig | None = None,
+        *,
+        name: str = "call",
+        on_llm_requests: Callable[[int], None] | None = None,
+        on_barge_in: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config or TurnTakingConfig()
+        self.name = name
+        #: called with the LLM requests of each answered caller turn, and with "resumed" or
+        #: "interrupted" for each barge-in decided (metrics)
+        self.on_llm_requests = on_llm_requests
+        self.on_barge_in = on_barge_in
+        self.end_of_turn = EndOfTurn(self.config.policy, speculate=self.config.speculate)
+        self.barge_in = self.config.barge_in()
+        self.stats = SpeculationStats()
+        self._stop: SmartTurnStopStrategy | None = None
+        self._relay: SpeculationRelay | None = None
+
+    def strategies(self) -> UserTurnStrategies:
+        """The user-turn strategies for this call's ``LLMUserAggregatorParams``."""
+        self._stop = SmartTurnStopStrategy(self)
+        return UserTurnStrategies(start=[TakeBackStartStrategy(self)], stop=[self._stop])
+
+    def relay(self) -> SpeculationRelay:
+        """The processor between the user aggregator and the LLM (see ``speculation``)."""
+        if self._relay is None:
+            self._relay = SpeculationRelay(
+                stats=self.stats, on_failed=self._speculation_failed, on_turn_requests=self.on_llm_requests
+            )
+        return self._relay
+
+    async def _speculation_failed(self) -> None:
+        if self._stop is not None:
+            await self._stop.speculation_failed()
+
+
+def _now() -> float:
+    return asyncio.get_running_loop().time()
+
+
+class TakeBackStartStrategy(BaseUserTurnStartStrategy):
+    """Pause the bot when the caller speaks over it; interrupt or resume by what they said."""
+
+    def __init__(self, taking: TurnTaking, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._taking = taking
+        self._barge = taking.barge_in
+        self._timer = _Deadline(self, "barge-in-timer")
+
+    async def cleanup(self) -> None:
+        await self._timer.aclose()
+        await super().cleanup()
+
+    async def process_frame(self, frame: Frame) -> ProcessFrameResult | None:
+        now = _now()
+        acts: list[BargeInAction] = []
+        if isinstance(frame, BotStartedSpeakingFrame):
+            acts = self._barge.bot_started(now)
+        elif isinstance(frame, BotStoppedSpeakingFrame):
+            acts = self._barge.bot_stopped(now)
+        elif isinstance(frame, VADUserStartedSpeakingFrame):
+            if not self._taking.config.take_back_barge_in:
+                acts = [StartTurn()]
+            else:
+                acts = self._barge.speech_started(now)
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            acts = self._barge.speech_stopped(now)
+        elif isinstance(frame, InterimTranscriptionFrame):
+            acts = self._barge.words(frame.text, now, final=False)
+        elif isinstance(frame, TranscriptionFrame):
+            acts = self._barge.words(frame.text, now, final=True)
+        else:
+            return ProcessFrameResult.CONTINUE
+        await self._act(acts)
+        return ProcessFrameResult.CONTINUE
+
+    async def _act(self, acts: list[BargeInAction]) -> None:
+        for act in acts:
+            if isinstance(act, PauseBot):
+                logger.debug(f"{self}: the caller speaks over the bot: pausing it")
+                await self.push_frame(BotOutputPauseFrame())
+            elif isinstance(act, ResumeBot):
+                logger.debug(f"{self}: not an interruption ({act.dropped or 'no words'!r}): resuming")
+                self._report("resumed")
+                await self.push_frame(BotOutputResumeFrame())
+                if act.dropped:
+                    await self.trigger_reset_aggregation()  # the backchannel never reaches the LLM
+            elif isinstance(act, Interrupt | StartTurn):
+                if isinstance(act, Interrupt):
+                    self._report("interrupted")
+                await self.trigger_user_turn_started()
+        await self._timer.arm(self._barge.next_deadline_s(), self._tick)
+
+    async def _tick(self) -> None:
+        await self._act(self._barge.tick(_now()))
+
+    def _report(self, outcome: str) -> None:
+        if self._taking.on_barge_in is not None:
+            self._taking.on_barge_in(outcome)
+
+
+class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
+    """End the caller's turn by silence, Smart Turn and the words; answer it speculatively."""
+
+    def __init__(self, taking: TurnTaking, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._taking = taking
+        self._turn = taking.end_of_turn
+        self._analyzer: LocalSmartTurnAnalyzerV3 | None = (
+            shared_smart_turn_analyzer() if taking.config.smart_turn else None
+        )
+        self._speaking = False
+        self._timer = _Deadline(self, "turn-end-timer")
+        self._scoring: asyncio.Task[None] | None = None
+
+    async def setup(self, setup: FrameProcessorSetup) -> None:  # type: ignore[override]
+        await super().setup(setup)
+        if self._analyzer is not None:
+            self._analyzer.set_sample_rate(setup.audio_in_sample_rate)
+
+    async def cleanup(self) -> None:
+        await self._stop_scoring()
+        await self._timer.aclose()
+        if self._analyzer is not None:
+            await self._analyzer.cleanup()
+        await super().cleanup()
+
+    async def handle_user_turn_started(self) -> None:
+        await super().handle_user_turn_started()
+        if self._analyzer is not None:
+            self._analyzer.clear()
+        await self._act(self._turn.opened(_now()))
+
+    async def handle_user_turn_stopped(self) -> None:
+        await super().handle_user_turn_stopped()
+        await self._stop_scoring()
+        await self._act(self._turn.closed())
+
+    async def speculation_failed(self) -> None:
+        await self._act(self._turn.speculation_failed(_now()))
+
+    async def process_frame(self, frame: Frame) -> ProcessFrameResult | None:
+        now = _now()
+        if isinstance(frame, InputAudioRawFrame):
+            if self._analyzer is not None:
+                self._analyzer.append_audio(frame.audio, self._speaking)
+            return ProcessFrameResult.CONTINUE
+        if isinstance(frame, VADUserStartedSpeakingFrame):
+            self._speaking = True
+            await self._stop_scoring()
+            await self._act(self._turn.speech_started(now))
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._speaking = False
+            await self._act(self._turn.speech_stopped(now, silence_began_s=now - frame.stop_secs))
+            self._start_scoring()
+        elif isinstance(frame, TranscriptionFrame):
+            await self._act(self._turn.transcript(frame.text, now))
+        return ProcessFrameResult.CONTINUE
+
+    def _start_scoring(self) -> None:
+        if self._analyzer is None or not self._analyzer.speech_triggered:
+            return
+        self._scoring = self.create_task(self._score(self._analyzer), "smart-turn")
+
+    async def _score(self, analyzer: LocalSmartTurnAnalyzerV3) -> None:
+        _, metrics = await analyzer.analyze_end_of_turn()  # on the analyzer's own thread
+        self._scoring = None
+        if isinstance(metrics, TurnMetricsData):
+            await self._act(self._turn.smart_turn(metrics.probability, _now()))
+
+    async def _stop_scoring(self) -> None:
+        task, self._scoring = self._scoring, None
+        if task is not None and task is not asyncio.current_task():
+            await self.cancel_task(task)
+
+    async def _act(self, acts: list[EndOfTurnAction]) -> None:
+        for act in acts:
+            if isinstance(act, Speculate):
+                logger.debug(f"{self}: speculating on [{act.text}]")
+                await self.trigger_user_turn_inference_triggered(
+                    speculation=UserTurnSpeculation(text=act.text)
+                )
+            elif isinstance(act, Cancel):
+                await self.trigger_user_turn_speculation_cancelled()
+            elif isinstance(act, Confirm):
+                logger.debug(f"{self}: turn over ({self._turn.last_reason}); releasing the held answer")
+                await self.trigger_user_turn_finalized(confirms_speculation=True)
+            elif isinstance(act, Answer):
+                await self.trigger_user_turn_stopped()
+        await self._timer.arm(self._turn.next_deadline_s(), self._tick)
+
+    async def _tick(self) -> None:
+        await self._act(self._turn.tick(_now()))
+
+
+__all__ = [
+    "SmartTurnStopStrategy",
+    "TakeBackStartStrategy",
+    "TurnTaking",
+    "TurnTakingConfig",
+]

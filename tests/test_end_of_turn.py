@@ -1,0 +1,123 @@
+"""The caller's turn end with a held speculative answer, on a fake clock with scripted events."""
+
+from __future__ import annotations
+
+from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
+from agent.turn_taking.policy import TurnEndPolicy
+
+POLICY = TurnEndPolicy()
+
+
+def run_until(turn: EndOfTurn, now: float, until: float) -> tuple[float, list[EndOfTurnAction]]:
+    """Call tick at every deadline up to ``until``; the time and the actions, in order."""
+    acts: list[EndOfTurnAction] = []
+    while (due := turn.next_deadline_s()) is not None and due <= until:
+        now = max(now, due)
+        acts += turn.tick(now)
+    return now, acts
+
+
+def test_a_complete_question_is_speculated_at_the_first_pause_and_confirmed_after_a_human_gap() -> None:
+    """VAD stop -> Speculate at once; Smart Turn says complete -> Confirm at the complete gap; one request."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    assert turn.transcript("what time do you open", 1.0) == []
+    assert turn.speech_stopped(1.1, silence_began_s=1.0) == [Speculate("what time do you open")]
+    assert turn.smart_turn(0.97, 1.2) == []
+    now, acts = run_until(turn, 1.2, 5.0)
+    assert acts == [Confirm("what time do you open")]
+    assert now == 1.0 + POLICY.complete_gap_s
+    assert turn.speculations == 1 and turn.last_reason == "complete"
+
+
+def test_a_hesitation_after_an_unfinished_phrase_releases_nothing_and_the_real_answer_reads_it_all() -> None:
+    """A 0.8 s pause after "a table for" confirms nothing; one answer reads both halves."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i would like to book a table for", 2.0)
+    acts = turn.speech_stopped(2.1, silence_began_s=2.0)
+    acts += turn.smart_turn(0.98, 2.2)  # synthesized speech: the audio model says "complete"
+    _, later = run_until(turn, 2.2, 2.8)  # the caller hesitates 0.8 s
+    assert acts + later == []
+    assert turn.speech_started(2.8) == []  # nothing was speculated, nothing to cancel
+    turn.transcript("two people at eight", 3.6)
+    assert turn.speech_stopped(3.7, silence_began_s=3.6) == [
+        Speculate("i would like to book a table for two people at eight")
+    ]
+    turn.smart_turn(0.95, 3.8)
+    _, acts = run_until(turn, 3.8, 9.0)
+    assert acts == [Confirm("i would like to book a table for two people at eight")]
+
+
+def test_speech_that_resumes_cancels_the_speculation_and_the_next_pause_speculates_again() -> None:
+    """A complete-looking pause, then more words: Cancel; the final turn end answers all the words."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i need a table", 1.0)
+    assert turn.speech_stopped(1.05, silence_began_s=1.0) == [Speculate("i need a table")]
+    assert turn.speech_started(1.2) == [Cancel()]
+    turn.transcript("for tomorrow night", 2.0)
+    acts = turn.speech_stopped(2.05, silence_began_s=2.0)
+    assert acts == [Speculate("i need a table for tomorrow night")]
+    turn.smart_turn(0.9, 2.1)
+    _, acts = run_until(turn, 2.1, 9.0)
+    assert acts == [Confirm("i need a table for tomorrow night")] and turn.speculations == 2
+
+
+def test_an_unfinished_phrase_is_answered_anyway_at_the_bound() -> None:
+    """Nobody goes on after "for": the answer comes at the bound, speculated just before it."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("can i book a table for", 1.0)
+    turn.speech_stopped(1.1, silence_began_s=1.0)
+    now, acts = run_until(turn, 1.1, 9.0)
+    assert acts == [Speculate("can i book a table for"), Confirm("can i book a table for")]
+    assert now == 1.0 + POLICY.unfinished_gap_s
+
+
+def test_when_the_audio_model_is_unsure_the_bot_waits_longer() -> None:
+    """Complete words but p < threshold: the answer waits the unsure gap."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("and then we saw it", 1.0)
+    turn.speech_stopped(1.1, silence_began_s=1.0)
+    turn.smart_turn(0.2, 1.2)
+    now, acts = run_until(turn, 1.2, 9.0)
+    assert acts == [Confirm("and then we saw it")] and now == 1.0 + POLICY.unsure_gap_s
+
+
+def test_a_failed_speculation_is_never_confirmed_the_turn_end_answers_afresh() -> None:
+    """The LLM failed during speculation: at the gap, Cancel then a fresh Answer."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("what time do you open", 1.0)
+    turn.speech_stopped(1.05, silence_began_s=1.0)
+    turn.smart_turn(0.97, 1.1)
+    assert turn.speculation_failed(1.15) == []
+    _, acts = run_until(turn, 1.15, 9.0)
+    assert acts == [Cancel(), Answer("what time do you open")]
+
+
+def test_words_that_change_after_the_speculation_cancel_it() -> None:
+    """A late final transcript for the same pause: the answer was for other words, so it goes."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("book a table", 1.0)
+    turn.speech_stopped(1.05, silence_began_s=1.0)
+    assert turn.transcript("please", 1.08) == [Cancel(), Speculate("book a table please")]
+
+
+def test_without_speculation_the_turn_end_answers_directly_and_a_closed_turn_acts_no_more() -> None:
+    """speculate=False: one Answer at the gap; after closed() nothing is pending."""
+    turn = EndOfTurn(POLICY, speculate=False)
+    turn.opened(0.0)
+    turn.transcript("hello there", 1.0)
+    turn.speech_stopped(1.05, silence_began_s=1.0)
+    turn.smart_turn(0.9, 1.1)
+    _, acts = run_until(turn, 1.1, 9.0)
+    assert acts == [Answer("hello there")]
+    turn.opened(10.0)
+    turn.transcript("one more", 11.0)
+    turn.speech_stopped(11.05, silence_began_s=11.0)
+    turn.closed()
+    assert turn.next_deadline_s() is None and turn.tick(20.0) == []

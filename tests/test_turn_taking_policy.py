@@ -1,0 +1,67 @@
+"""The turn-end cues and policy: the words overrule the audio; every wait is bounded."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.turn_taking.cues import backchannel, interrupts, unfinished
+from agent.turn_taking.policy import TurnEndPolicy
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I would like to book a table for", True),
+        ("Can I get a table and", True),
+        ("We are looking for the", True),
+        ("My name is", True),
+        ("I would like um", True),
+        ("What time do you open?", False),
+        ("I would like to book a table for two.", False),
+        ("Yes", False),
+        ("", False),
+    ],
+)
+def test_a_phrase_that_ends_on_a_function_word_is_unfinished(text: str, expected: bool) -> None:
+    """Prepositions, conjunctions, articles, auxiliaries and fillers cannot end a sentence."""
+    assert unfinished(text) is expected
+
+
+def test_backchannels_keep_the_bot_talking_and_stop_words_never_do() -> None:
+    """ "yeah", "uh huh, okay" are backchannels; "wait", "no" and any other words interrupt."""
+    assert backchannel("yeah") and backchannel("Uh huh, okay.") and backchannel("mm hmm")
+    assert not backchannel("yeah but") and not backchannel("")
+    assert not interrupts("yeah") and not interrupts("all right")
+    assert interrupts("no") and interrupts("yeah wait") and interrupts("what about Tuesday")
+    assert not interrupts("")
+
+
+def test_the_words_overrule_the_audio_and_the_audio_only_ever_adds_wait() -> None:
+    """Unfinished words wait the bound even at p=0.99; a low p waits longer than a complete turn."""
+    p = TurnEndPolicy()
+    assert p.verdict("I'd like a table for", 0.99) == (p.unfinished_gap_s, "unfinished")
+    assert p.verdict("What time do you open", 0.97) == (p.complete_gap_s, "complete")
+    assert p.verdict("What time do you open", 0.2) == (p.unsure_gap_s, "unsure")
+    assert p.verdict("What time do you open", None) == (p.unsure_gap_s, "unsure")
+    assert p.complete_gap_s < p.unsure_gap_s < p.unfinished_gap_s
+
+
+def test_a_speculation_starts_at_once_for_complete_words_and_just_before_the_bound_otherwise() -> None:
+    """Complete-reading text speculates at the first pause; unfinished text shortly before the bound."""
+    p = TurnEndPolicy()
+    assert p.speculate_after_s("What time do you open") == 0.0
+    assert p.speculate_after_s("a table for") == pytest.approx(p.unfinished_gap_s - p.speculate_lead_s)
+
+
+def test_gaps_out_of_order_are_refused() -> None:
+    """A policy whose gaps are not increasing is a configuration error."""
+    with pytest.raises(ValueError):
+        TurnEndPolicy(complete_gap_s=1.0, unsure_gap_s=0.5)
+
+
+def test_a_turn_of_openers_only_waits_like_an_unsure_one() -> None:
+    """Openers ("Wait," "Yes," "Well,") are followed by a comma's pause as often as by the end."""
+    p = TurnEndPolicy()
+    for text in ("Wait", "Yes", "Well", "Hello", "oh okay"):
+        assert p.verdict(text, 0.99) == (p.unsure_gap_s, "unsure"), text
+    assert p.verdict("Yes please, a table for two", 0.99)[1] == "complete"
