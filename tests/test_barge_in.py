@@ -33,11 +33,19 @@ def test_a_backchannel_resumes_the_bot_and_its_transcript_is_dropped() -> None:
 
 
 def test_real_words_interrupt_even_as_an_interim_and_stop_words_always_do() -> None:
-    """An interim "what about" interrupts at once; "yeah wait" interrupts; "yeah" as interim does not."""
+    """An interim "what about" interrupts at once; "yeah wait" interrupts; "yeah" or one word as
+    interim does not (a one-word partial hypothesis is too often wrong), its final does."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("yeah", 1.2, final=False) == []
+    assert barge.words("hello", 1.25, final=False) == []
     assert barge.words("what about", 1.3, final=False) == [Interrupt()]
+    one = speaking()
+    one.speech_started(1.0)
+    assert one.words("stop", 1.2, final=False) == [Interrupt()]  # a stop word needs no company
+    final = speaking()
+    final.speech_started(1.0)
+    assert final.words("hello", 1.4, final=True) == [Interrupt()]
     again = speaking()
     again.speech_started(2.0)
     assert again.words("yeah wait", 2.4, final=True) == [Interrupt()]

@@ -15,9 +15,12 @@ Events in, actions out:
   bot's turn is over; the caller's turn begins (the heard words stay in the context);
 * ``StartTurn()``: the caller started speaking while the bot was silent: an ordinary turn.
 
-Interim transcripts can interrupt (the first real word is enough) but never resume: "yeah" may
-yet become "yeah, but". With no words ``no_words_s`` after the caller stops, or ``max_pause_s``
-into a pause, the bot resumes. Sans-I/O: the caller calls ``tick`` at ``next_deadline_s()``.
+Interim transcripts can interrupt but never resume: "yeah" may yet become "yeah, but". An interim
+interrupts with a stop word, or with ``interim_words`` words that are not all backchannel (a
+partial hypothesis of one short word is too often wrong: "uh huh" half-decoded reads "hello");
+a final transcript with anything but backchannel interrupts. With no words ``no_words_s`` after
+the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O: the caller calls
+``tick`` at ``next_deadline_s()``.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class BargeIn:
         stop_words: Collection[str] = STOP_WORDS,
         no_words_s: float = 0.6,
         max_pause_s: float = 3.0,
+        interim_words: int = 2,
     ) -> None:
         if no_words_s <= 0 or max_pause_s <= 0:
             raise ValueError("no_words_s and max_pause_s must be positive")
@@ -70,6 +74,7 @@ class BargeIn:
         self._stop_words = frozenset(stop_words)
         self._no_words_s = no_words_s
         self._max_pause_s = max_pause_s
+        self._interim_words = interim_words
         self._bot_speaking = False
         self._paused_at_s: float | None = None
         self._quiet_since_s: float | None = None
@@ -124,9 +129,11 @@ class BargeIn:
 
     def words(self, text: str, now: float, *, final: bool) -> list[BargeInAction]:
         """A transcript (interim or final) of what the caller says over the paused bot."""
-        if self._paused_at_s is None or not words_of(text):
+        said = words_of(text)
+        if self._paused_at_s is None or not said:
             return []
-        if interrupts(text, self._backchannels, self._stop_words):
+        sure = final or len(said) >= self._interim_words or any(w in self._stop_words for w in said)
+        if sure and interrupts(text, self._backchannels, self._stop_words):
             return self._end([Interrupt()], interrupted=True)
         if final:
             self._heard.append(text.strip())

@@ -1,0 +1,153 @@
+"""Turn-taking end to end over a simulated phone line: ``warmline call``'s app, its default parts.
+
+The caller (``transports.twilio.carrier``) speaks in hibari's voice, made in this test: a question
+with a hesitation after an unfinished phrase, a backchannel over the answer, a real barge-in.
+The bot must not answer in the hesitation, must keep its answer through the backchannel (the
+caller hears every word of it once: judged by the recognizer), and must stop at a real barge-in
+with one ``clear`` and nothing of that answer after it. Waits are bounded in carrier ticks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from asr import DISTRACTORS, normalize
+from websockets.asyncio.client import connect
+
+from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
+from agent.server import AgentSettings, CallRecord, create_agent_app
+from transports import g711
+from transports.serve import serving
+from transports.twilio import protocol as tp
+from transports.twilio.carrier import Carrier
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
+from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm
+
+MAX_TICKS = 1500  # 30 s of 20 ms ticks: a bound against hangs, never a timing assertion
+HESITATION_S = 0.8
+
+
+def mulaw(backend: Backend, text: str) -> bytes:
+    return g711.encode(spoken_pcm(backend, text, 8000)).tobytes()
+
+
+def silence(seconds: float) -> bytes:
+    return bytes([0xFF]) * int(8000 * seconds)
+
+
+def words(text: str) -> list[str]:
+    return list(normalize(text))
+
+
+Scenario = Callable[[Carrier, Backend], Awaitable[dict[str, Any]]]
+
+
+def call(backend: Backend, scenario: Scenario) -> tuple[Carrier, CallRecord, dict[str, Any]]:
+    """One phone call to the agent running ``scenario``; the carrier, the call's record, its notes."""
+    out: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with EngineRuntime(backend, workers=1) as runtime:
+            app = create_agent_app(runtime, AgentSettings(demo_grammar=True))
+            async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                async with connect(f"ws://{host}:{port}/twilio", max_size=None) as ws:
+                    carrier = Carrier(ws)
+                    clock = asyncio.create_task(carrier.run(), name="test-carrier")
+                    try:
+                        await carrier.begin()
+                        await carrier.wait_until(lambda c: c.tick >= 10, max_ticks=MAX_TICKS)
+                        out["notes"] = await scenario(carrier, backend)
+                        await carrier.end()
+                    finally:
+                        clock.cancel()
+                        await asyncio.gather(clock, return_exceptions=True)
+                for _ in range(300):
+                    if app.state.agent.calls["twilio"] == 0:
+                        break
+                    await asyncio.sleep(0.01)
+                out["record"] = app.state.agent.recent[-1]
+                out["carrier"] = carrier
+
+    asyncio.run(main())
+    return out["carrier"], out["record"], out["notes"]
+
+
+def test_a_hesitation_after_an_unfinished_phrase_is_not_answered_and_both_halves_are_one_turn(
+    hibari_backend: Backend,
+) -> None:
+    """ "Can I get a table for" ... 0.8 s ... "four people tonight": no bot audio in the pause."""
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        first = mulaw(backend, "Can I get a table for")
+        second = mulaw(backend, "four people tonight.")
+        utterance = carrier.say(first + silence(HESITATION_S) + second)
+        assert await carrier.wait_until(lambda c: c.idle_for(40) and utterance.done, max_ticks=MAX_TICKS)
+        return {"caller_done_s": utterance.sent_s[-1]}
+
+    carrier, record, notes = call(hibari_backend, scenario)
+    users = [m["content"] for m in record.messages if m["role"] == "user"]
+    assert [words(u) for u in users] == [words("can i get a table for four people tonight")]
+    assert len(record.turns) == 1 and not record.turns[0].interrupted
+    media = [r.time_s for r in carrier.log.received if isinstance(r.message, tp.OutboundMedia)]
+    assert media, "the bot never answered"
+    assert min(media) > notes["caller_done_s"], "the bot spoke before the caller had finished"
+    assert carrier.log.clears == [] and carrier.log.violations == []
+
+
+def test_a_backchannel_over_the_answer_keeps_it_and_every_word_is_heard_once(
+    hibari_backend: Backend, recognizer: Callable[..., str | None]
+) -> None:
+    """ "Uh huh." mid-answer: the bot pauses and resumes; the whole answer is heard, none of it twice."""
+    question = "Can I book a table for two?"
+    answer = pick_intent(question).answer
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        carrier.say(mulaw(backend, question))
+        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 10, max_ticks=MAX_TICKS)
+        backchannel = carrier.say(mulaw(backend, "Uh huh."), question=False)
+        assert await carrier.wait_until(lambda c: backchannel.done and not c.speaking, max_ticks=MAX_TICKS)
+        end = carrier.tick
+        assert await carrier.wait_until(
+            lambda c: c.last_media_tick > end and c.idle_for(40), max_ticks=MAX_TICKS
+        ), "the answer did not resume"
+        return {}
+
+    carrier, record, _ = call(hibari_backend, scenario)
+    heard = b"".join(p.payload for p in carrier.log.played if p.answer == 1)
+    grammar = [answer, *(i.answer for i in DEMO_INTENTS), FALLBACK.answer, *DISTRACTORS]
+    assert recognizer(g711.decode(heard), 8000, grammar) == " ".join(normalize(answer))
+    assert [words(m["content"]) for m in record.messages if m["role"] == "assistant"] == [words(answer)]
+    assert [words(m["content"]) for m in record.messages if m["role"] == "user"] == [words(question)]
+    assert len(record.turns) == 1 and not record.turns[0].interrupted
+    assert len(carrier.log.clears) == 1  # the pause cleared the line; the resume sent it again
+    assert carrier.log.violations == []
+
+
+def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(hibari_backend: Backend) -> None:
+    """ "Wait, stop please." mid-answer: one clear, no audio of that answer after it, heard words kept."""
+    question = "What time do you open?"
+    answer = pick_intent(question).answer
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        carrier.say(mulaw(backend, question))
+        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 8, max_ticks=MAX_TICKS)
+        barge = carrier.say(mulaw(backend, "Wait, stop please."))
+        assert await carrier.wait_until(lambda c: barge.done and not c.speaking, max_ticks=MAX_TICKS)
+        end = carrier.tick
+        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(30), max_ticks=MAX_TICKS)
+        return {"barge_in_end_tick": end}
+
+    carrier, record, notes = call(hibari_backend, scenario)
+    log = carrier.log
+    assert len(log.clears) == 1
+    clear_at = next(i for i, r in enumerate(log.received) if isinstance(r.message, tp.Clear))
+    after = [r for r in log.received[clear_at + 1 :] if isinstance(r.message, tp.OutboundMedia)]
+    assert all(r.tick >= notes["barge_in_end_tick"] for r in after), "audio of the interrupted answer"
+    assistant = [words(m["content"]) for m in record.messages if m["role"] == "assistant"]
+    assert 0 < len(assistant[0]) < len(words(answer)) and assistant[0] == words(answer)[: len(assistant[0])]
+    assert record.turns[0].interrupted
+    assert log.violations == []

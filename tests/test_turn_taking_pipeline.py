@@ -1,0 +1,191 @@
+"""Speculation and pause in a real Pipecat pipeline: relay -> demo LLM -> WarmlineTTSService -> playback.
+
+What the turn-taking asks of the bot's side, each on its own: a speculative answer is made but
+not heard until the caller's turn is confirmed; a cancelled one is never heard, its LLM stream
+stops, and the context records nothing; a pause keeps the rest of an answer, and a resume goes
+on with exactly the next word; a pause that becomes an interruption leaves the heard words in
+the context. The tone backend speaks (exact, fast); waits are bounded by ``TIMEOUT_S``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from pipecat.frames.frames import (
+    EagerEndOfTurnCancelFrame,
+    EndFrame,
+    Frame,
+    InterruptionFrame,
+    LLMContextFrame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
+    TTSAudioRawFrame,
+    TTSTextFrame,
+    UserStoppedSpeakingFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.aggregators.llm_context import LLMContext
+from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.workers.runner import WorkerRunner
+from toy_backends import ToneBackend
+
+from agent.responder import DemoResponder, pick_intent
+from agent.sim import Playback
+from agent.turn_taking.speculation import SpeculationRelay
+from tts_service.engine.session import SessionState
+from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.runtime import EngineRuntime
+
+TIMEOUT_S = 30.0
+QUESTION = "Can I book a table?"
+ANSWER = pick_intent(QUESTION).answer
+
+
+class Bot:
+    """The bot's side of a call: speculation relay, the demo LLM, the TTS, a playback, the context."""
+
+    def __init__(
+        self, runtime: EngineRuntime, *, hold: bool = False, max_lead_s: float | None = None
+    ) -> None:
+        self.context = LLMContext(messages=[{"role": "user", "content": QUESTION}])
+        self.relay = SpeculationRelay()
+        self.llm = DemoResponder(first_token_s=0.0, tokens_per_s=400.0)
+        self.tts = WarmlineTTSService(runtime=runtime, max_lead_s=max_lead_s)
+        self.playback = Playback(hold=hold)
+        aggregators = LLMContextAggregatorPair(self.context)
+        pipeline = Pipeline([self.relay, self.llm, self.tts, self.playback, aggregators.assistant()])
+        self.worker = PipelineWorker(
+            pipeline, params=PipelineParams(audio_out_sample_rate=8000), cancel_on_idle_timeout=False
+        )
+
+    async def send(self, *frames: Frame) -> None:
+        await self.worker.queue_frames(list(frames))
+
+    def audio(self) -> list[TTSAudioRawFrame]:
+        return [f for f in self.playback.received if isinstance(f, TTSAudioRawFrame)]
+
+    def words(self) -> list[str]:
+        return [f.text for f in self.playback.received if isinstance(f, TTSTextFrame)]
+
+    def assistant(self) -> list[str]:
+        return [str(m["content"]) for m in self.context.messages if m.get("role") == "assistant"]
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    for _ in range(int(TIMEOUT_S / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def run(
+    body: Callable[[Bot], Coroutine[Any, Any, None]], *, hold: bool = False, max_lead_s: float | None = None
+) -> None:
+    async def main() -> None:
+        async with EngineRuntime(ToneBackend(), workers=1) as runtime:
+            bot = Bot(runtime, hold=hold, max_lead_s=max_lead_s)
+            runner = WorkerRunner(handle_sigint=False)
+            await runner.add_workers(bot.worker)
+            task = asyncio.create_task(runner.run(), name="test-bot")
+            try:
+                await until(lambda: bot.tts.session is not None, "the TTS session")
+                await body(bot)
+                await bot.send(EndFrame())
+                await asyncio.wait_for(task, TIMEOUT_S)
+            finally:
+                if not task.done():
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def test_a_confirmed_speculation_releases_the_held_answer_at_once_and_whole() -> None:
+    """Held: audio made, none heard; UserStoppedSpeakingFrame: the whole answer plays and is recorded."""
+
+    async def body(bot: Bot) -> None:
+        await bot.send(LLMContextFrame(context=bot.context, speculation=True))
+        session = bot.tts.session
+        assert session is not None
+        await until(lambda: session.held and session.engine.pending_samples >= 4 * 640, "held audio")
+        await asyncio.sleep(0.2)
+        assert bot.audio() == [], "a held answer was heard"
+        await bot.send(UserStoppedSpeakingFrame())
+        await until(lambda: bot.playback.response_ended.is_set(), "the released answer to end")
+        assert bot.relay.stats.requests == 1 and bot.relay.stats.speculations == 1
+
+    run(body)
+
+
+def test_a_cancelled_speculation_is_never_heard_stops_its_llm_and_leaves_the_context_clean() -> None:
+    """EagerEndOfTurnCancelFrame: no audio ever, the LLM stream stops, no assistant message."""
+    bot_ref: list[Bot] = []
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        await bot.send(LLMContextFrame(context=bot.context, speculation=True))
+        session = bot.tts.session
+        assert session is not None
+        await until(lambda: session.held, "the held turn")
+        await bot.send(EagerEndOfTurnCancelFrame())
+        await until(lambda: not session.held and session.engine.pending_samples == 0, "the drop")
+        await asyncio.sleep(0.3)
+        assert bot.relay.stats.cancelled == 1
+        assert not bot.llm.streaming, "the LLM kept streaming"
+
+    run(body)
+    bot = bot_ref[0]
+    assert bot.audio() == [] and bot.words() == []
+    assert bot.assistant() == []
+
+
+def test_a_resumed_pause_goes_on_with_exactly_the_next_word() -> None:
+    """Pause mid-answer, resume: every word of the answer once, in order, and the context whole."""
+    bot_ref: list[Bot] = []
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        session = bot.tts.session
+        assert session is not None
+        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
+        await bot.send(LLMFullResponseEndFrame())
+        await bot.playback.play(4)
+        await bot.send(BotOutputPauseFrame())
+        await until(lambda: session.state is SessionState.PAUSED, "the pause")
+        await asyncio.sleep(0.3)
+        await bot.send(BotOutputResumeFrame())
+        await until(lambda: session.state is SessionState.IDLE, "the answer's end")
+
+    # paced one second ahead of real time, so the pause lands while the engine is still speaking
+    run(body, hold=True, max_lead_s=1.0)
+    bot = bot_ref[0]
+    assert " ".join(bot.words()).split() == ANSWER.split()
+    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+
+
+def test_a_pause_that_becomes_an_interruption_keeps_only_the_heard_words() -> None:
+    """Pause, then an InterruptionFrame: the context holds the words played before the pause."""
+    bot_ref: list[Bot] = []
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        bot.playback.hold = True
+        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
+        await bot.playback.play(8)
+        await bot.send(BotOutputPauseFrame())
+        await asyncio.sleep(0.2)
+        await bot.send(InterruptionFrame())
+        await asyncio.wait_for(bot.playback.interruption_seen.wait(), TIMEOUT_S)
+
+    run(body, hold=True)
+    bot = bot_ref[0]
+    heard = bot.assistant()
+    assert len(heard) == 1 and heard[0], heard
+    assert ANSWER.startswith(heard[0].rstrip(". ")), heard
+    assert len(heard[0].split()) < len(ANSWER.split())
