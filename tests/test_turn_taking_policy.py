@@ -16,7 +16,14 @@ from agent.turn_taking.policy import TurnEndPolicy
         ("We are looking for the", True),
         ("My name is", True),
         ("I would like um", True),
+        ("Is it possible to", True),
+        ("What do I need to", True),
+        ("I was wondering if you could", True),
         ("What time do you open?", False),
+        ("What is the weather like?", False),  # a wh-question strands its preposition
+        ("Who am I speaking to?", False),
+        ("Yes, I do.", False),  # a short reply ends on its auxiliary
+        ("I think so.", False),
         ("I would like to book a table for two.", False),
         ("Yes", False),
         ("", False),
@@ -41,9 +48,20 @@ def test_the_words_overrule_the_audio_and_the_audio_only_ever_adds_wait() -> Non
     p = TurnEndPolicy()
     assert p.verdict("I'd like a table for", 0.99) == (p.unfinished_gap_s, "unfinished")
     assert p.verdict("What time do you open", 0.97) == (p.complete_gap_s, "complete")
-    assert p.verdict("What time do you open", 0.2) == (p.unsure_gap_s, "unsure")
-    assert p.verdict("What time do you open", None) == (p.unsure_gap_s, "unsure")
-    assert p.complete_gap_s < p.unsure_gap_s < p.unfinished_gap_s
+    assert p.verdict("I need a table", 0.2) == (p.unsure_gap_s, "unsure")
+    assert p.verdict("I need a table", None) == (p.unsure_gap_s, "unsure")
+    assert p.complete_gap_s < p.question_gap_s < p.unsure_gap_s < p.unfinished_gap_s
+
+
+def test_a_whole_question_the_audio_doubts_waits_less_than_an_unsure_statement() -> None:
+    """ "What is the weather like" ends on a rising-free voice the model doubts; its words are a
+    whole question, so the wait is the question gap, between the complete and the unsure ones."""
+    p = TurnEndPolicy()
+    for text in ("What is the weather like", "Is it sunny today", "Can I bring a dog"):
+        assert p.verdict(text, 0.08) == (p.question_gap_s, "question"), text
+        assert p.verdict(text, None) == (p.question_gap_s, "question"), text
+        assert p.verdict(text, 0.9) == (p.complete_gap_s, "complete"), text
+    assert p.verdict("Do you have a table near", 0.08)[1] == "unfinished"  # the words still rule
 
 
 def test_a_speculation_starts_at_once_for_complete_words_and_just_before_the_bound_otherwise() -> None:

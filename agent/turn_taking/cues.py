@@ -8,8 +8,12 @@ A phrase that ends on a word that cannot end an English sentence (a preposition,
 an article or possessive, an auxiliary or modal, a filler) is unfinished whatever the voice did:
 speech synthesizers and many callers end every phrase with falling prosody, which an audio model
 alone reads as "done". These tests are deliberately conservative: a word that often ends a
-sentence ("to" in "I want to", "up", "out", "in") is not on the list, so a finished sentence is
-never held back by them for more than the policy's bound.
+sentence ("up", "out", "in", "on") is not on the list, so a finished sentence is never held back
+by them for more than the policy's bound; "to" is, since a caller who stops on it ("Is it
+possible to", "I need to") is nearly always choosing the verb. Three endings on such a word are
+finished all the same: a question that opens with a wh-word may strand its preposition ("What is
+the weather like?", "Who am I speaking to?"); a short reply may end on its auxiliary after a
+pronoun ("Yes, I do.", "What time it is"); and "so" after a verb of thinking ("I think so").
 
 Pure functions over lowercase word lists; no state, no I/O.
 """
@@ -42,7 +46,31 @@ CONTINUATIONS: frozenset[str] = _listed(
     "we'll they'll i've you've we've they've",
     # fillers and hedges
     "um uh er erm like",
+    # the infinitive's "to" ("Is it possible to ... bring a dog?"): a caller planning the verb
+    "to",
 )
+
+#: the prepositions among ``CONTINUATIONS``: a wh-question may end on one ("What is it for?")
+PREPOSITIONS: frozenset[str] = _listed(
+    "about above across after against along among around at before behind below beneath beside "
+    "between beyond by despite during except for from into near of off onto over past since "
+    "through toward towards under until upon via with within without like to"
+)
+#: the words that open a question whose preposition may come last
+WH_WORDS: frozenset[str] = _listed("what what's who who's whom which where where's whose how how's")
+#: auxiliaries and modals a short reply may end on after its subject ("Yes, I can.")
+_AUXILIARIES: frozenset[str] = _listed(
+    "am is are was were have has had do does did will would shall should can could may might must"
+)
+_SUBJECTS: frozenset[str] = _listed("i you we they he she it there that")
+#: words before an infinitive's "to", which a wh-question does not strand ("What do I need to")
+_BEFORE_INFINITIVE: frozenset[str] = _listed(
+    "need want have has had going able like love try trying supposed possible got ought used"
+)
+_THINKING: frozenset[str] = _listed("think hope guess believe suppose")
+#: a reply this short may end on its auxiliary; a longer phrase ending so ("I was wondering if
+#: you could") is going on
+_SHORT_REPLY_WORDS = 4
 
 #: words that open a sentence as often as they make one ("Well, ...", "Yes, I would...", "Wait, ...")
 OPENERS: frozenset[str] = _listed(
@@ -80,9 +108,29 @@ def words_of(text: str) -> list[str]:
 
 
 def unfinished(text: str) -> bool:
-    """True when ``text`` ends on a word after which an English sentence cannot end."""
+    """True when ``text`` ends on a word after which an English sentence cannot end (but for the
+    stranded preposition of a wh-question, a short reply's auxiliary and "I think so")."""
+    words = [w for w in words_of(text) if w not in _OPENING_FILLERS] or words_of(text)
+    if not words or words[-1] not in CONTINUATIONS:
+        return False
+    last, before = words[-1], words[-2] if len(words) > 1 else ""
+    stranded = last in PREPOSITIONS and not (last == "to" and before in _BEFORE_INFINITIVE)
+    if stranded and words[0] in WH_WORDS and len(words) > 2:
+        return False  # "what is the weather like", "who am i speaking to"
+    if last in _AUXILIARIES and before in _SUBJECTS and len(words) <= _SHORT_REPLY_WORDS:
+        return False  # "yes i do", "what time it is"
+    return not (last == "so" and before in _THINKING)  # "i think so"
+
+
+#: answer words that may open a reply and do not count in its length ("Yes, I do")
+_OPENING_FILLERS: frozenset[str] = _listed("yes yeah yep no nope well oh ok okay")
+
+
+def question(text: str) -> bool:
+    """True when ``text`` is worded as a question: it opens with a wh-word or an inverted
+    auxiliary ("Is it sunny today", "Can I bring a dog") and has a few words to it."""
     words = words_of(text)
-    return bool(words) and words[-1] in CONTINUATIONS
+    return len(words) >= 3 and (words[0] in WH_WORDS or words[0] in _AUXILIARIES)
 
 
 def opener_only(text: str) -> bool:
@@ -118,9 +166,13 @@ def interrupts(text: str, phrases: Sequence[str] = BACKCHANNELS, stops: Collecti
 __all__ = [
     "BACKCHANNELS",
     "CONTINUATIONS",
+    "PREPOSITIONS",
     "STOP_WORDS",
+    "WH_WORDS",
     "backchannel",
     "interrupts",
+    "opener_only",
+    "question",
     "unfinished",
     "words_of",
 ]

@@ -3,7 +3,8 @@
     policy = TurnEndPolicy()                      # the gaps below, configurable
     policy.gap_s("I'd like a table for", 0.98)   # 1.6: the words are unfinished, whatever the audio says
     policy.gap_s("What time do you open", 0.97)  # 0.25: complete; answer after a human gap
-    policy.gap_s("What time do you open", 0.2)   # 0.7: the voice says "not done"; wait a little longer
+    policy.gap_s("What time do you open", 0.2)   # 0.45: a whole question, but the voice is unsure
+    policy.gap_s("I need a table", 0.2)          # 0.7: the voice says "not done"; wait longer
 
 The verdict is a gap: how long the caller must have been silent before the bot answers. Three
 cues are weighed, strongest first:
@@ -13,11 +14,14 @@ cues are weighed, strongest first:
    Synthesized speech and many callers end every phrase with falling prosody, so an audio model
    alone calls "a table for" complete; the words overrule it.
 2. the audio (Smart Turn's probability that the turn is complete): below ``complete_probability``
-   the bot waits ``unsure_gap_s``; while the model has not answered yet, the same. So does a turn
-   of nothing but words that often open a sentence ("Yes," "Well," "Wait,": ``cues.opener_only``),
-   after which a comma's pause is as likely as the end.
-3. silence alone: otherwise ``complete_gap_s``, a human gap (0.3 s), longer than the pause after
-   a comma in the middle of a sentence (0.2 s in hibari's voice, about as long in people's).
+   (or while the model has not answered yet) the bot waits ``unsure_gap_s``, or only
+   ``question_gap_s`` for words that make a whole question (``cues.question``: "What is the
+   weather like", which the model, hearing a voice that did not fall, calls unfinished). A turn
+   of nothing but words that often open a sentence ("Yes," "Well," "Wait,": ``cues.opener_only``)
+   waits ``unsure_gap_s`` whatever the audio: a comma's pause after them is as likely as the end.
+3. silence alone: otherwise ``complete_gap_s``, a human gap (0.25 s: people answer 0.1-0.3 s
+   after a turn ends), about the pause after a comma in the middle of a sentence (0.2-0.45 s
+   in hibari's voice).
 
 Every gap is bounded: after ``unfinished_gap_s`` of silence the bot answers whatever the cues say.
 A speculative answer starts ``speculate_lead_s`` before the gap the words alone would need (at once
@@ -31,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.turn_taking.cues import opener_only, unfinished
+from agent.turn_taking.cues import opener_only, question, unfinished
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,9 @@ class TurnEndPolicy:
     """How long a silence must be, given the cues, before the bot answers."""
 
     #: silence after a complete-sounding, complete-reading turn
-    complete_gap_s: float = 0.3
+    complete_gap_s: float = 0.25
+    #: silence after a whole question the audio model is not sure of
+    question_gap_s: float = 0.45
     #: silence when the audio model is not sure the turn is complete (or has not answered yet)
     unsure_gap_s: float = 0.7
     #: silence after an unfinished phrase, and the bound on every wait
@@ -50,8 +56,9 @@ class TurnEndPolicy:
     speculate_lead_s: float = 0.35
 
     def __post_init__(self) -> None:
-        if not 0 < self.complete_gap_s <= self.unsure_gap_s <= self.unfinished_gap_s:
-            raise ValueError("gaps must satisfy 0 < complete <= unsure <= unfinished")
+        gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
+        if gaps[0] <= 0 or list(gaps) != sorted(gaps):
+            raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
         if not 0.0 <= self.complete_probability <= 1.0 or self.speculate_lead_s < 0:
             raise ValueError("complete_probability is a probability; speculate_lead_s not negative")
 
@@ -61,12 +68,17 @@ class TurnEndPolicy:
         return self.verdict(text, probability)[0]
 
     def verdict(self, text: str, probability: float | None) -> tuple[float, str]:
-        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure" or "complete"."""
+        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "question" or
+        "complete"."""
         if unfinished(text):
             return self.unfinished_gap_s, "unfinished"
-        if probability is None or probability < self.complete_probability or opener_only(text):
+        if opener_only(text):
             return self.unsure_gap_s, "unsure"
-        return self.complete_gap_s, "complete"
+        if probability is not None and probability >= self.complete_probability:
+            return self.complete_gap_s, "complete"
+        if question(text):
+            return self.question_gap_s, "question"
+        return self.unsure_gap_s, "unsure"
 
     def speculate_after_s(self, text: str) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
