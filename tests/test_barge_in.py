@@ -33,22 +33,33 @@ def test_a_backchannel_resumes_the_bot_and_its_transcript_is_dropped() -> None:
 
 
 def test_real_words_interrupt_even_as_an_interim_and_stop_words_always_do() -> None:
-    """An interim "what about" interrupts at once; "yeah wait" interrupts; "yeah" or one word as
-    interim does not (a one-word partial hypothesis is too often wrong), its final does."""
+    """An interim "two people" interrupts once the caller has spoken longer than a backchannel;
+    "yeah" or one word as interim does not (a one-word partial hypothesis is too often wrong),
+    its final does; a stop word needs neither company nor time."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("yeah", 1.2, final=False) == []
     assert barge.words("hello", 1.25, final=False) == []
-    assert barge.words("what about", 1.3, final=False) == [Interrupt()]
+    assert barge.words("two people", 1.7, final=False) == [Interrupt("two people")]
     one = speaking()
     one.speech_started(1.0)
-    assert one.words("stop", 1.2, final=False) == [Interrupt()]  # a stop word needs no company
+    assert one.words("stop", 1.2, final=False) == [Interrupt("stop")]  # a stop word needs no company
     final = speaking()
     final.speech_started(1.0)
-    assert final.words("hello", 1.4, final=True) == [Interrupt()]
+    assert final.words("hello", 1.4, final=True) == [Interrupt("hello")]
     again = speaking()
     again.speech_started(2.0)
-    assert again.words("yeah wait", 2.4, final=True) == [Interrupt()]
+    assert again.words("yeah wait", 2.4, final=True) == [Interrupt("yeah wait")]
+
+
+def test_a_short_sound_misheard_as_words_waits_for_its_final_transcript() -> None:
+    """ "Right." half-decoded as "bring a" 0.25 s in: not yet an interruption; the final "right"
+    is a backchannel and the bot resumes."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("bring a", 1.25, final=False) == []
+    assert barge.words("right", 1.3, final=True) == []
+    assert barge.speech_stopped(1.32) == [ResumeBot("right")]
 
 
 def test_a_noise_with_no_words_resumes_the_bot_within_the_bound() -> None:
@@ -67,5 +78,5 @@ def test_after_an_interruption_the_bot_is_silent_so_the_next_speech_is_a_turn() 
     """Interrupt ends the bot's turn: further speech starts an ordinary turn, not a pause."""
     barge = speaking()
     barge.speech_started(1.0)
-    barge.words("no thanks", 1.4, final=True)
+    assert barge.words("no thanks", 1.4, final=True) == [Interrupt("no thanks")]
     assert barge.speech_started(3.0) == [StartTurn()]

@@ -4,21 +4,23 @@
     barge.bot_started(now)
     acts = barge.speech_started(now)             # [PauseBot()]: silent within one frame
     acts = barge.words("yeah", now, final=True)  # [ResumeBot(dropped="yeah")]: only a backchannel
-    acts = barge.words("wait a second", now, final=False)   # [Interrupt()]: real words
+    acts = barge.words("wait a second", now, final=False)   # [Interrupt("wait a second")]
 
 Events in, actions out:
 
 * ``PauseBot()``: the caller started speaking over the bot: stop its audio now, keep the rest;
 * ``ResumeBot(dropped)``: it was a backchannel (``dropped`` is its transcript, which must not
   reach the LLM) or a noise with no words: the answer goes on from exactly where it stopped;
-* ``Interrupt()``: real words (anything but backchannel, or a stop word such as "wait"): the
+* ``Interrupt(words)``: real words (anything but backchannel, or a stop word such as "wait"): the
   bot's turn is over; the caller's turn begins (the heard words stay in the context);
 * ``StartTurn()``: the caller started speaking while the bot was silent: an ordinary turn.
 
 Interim transcripts can interrupt but never resume: "yeah" may yet become "yeah, but". An interim
-interrupts with a stop word, or with ``interim_words`` words that are not all backchannel (a
-partial hypothesis of one short word is too often wrong: "uh huh" half-decoded reads "hello");
-a final transcript with anything but backchannel interrupts. With no words ``no_words_s`` after
+interrupts with a stop word, or with ``interim_words`` words that are not all backchannel once
+the caller has spoken over the bot for ``interim_after_s`` (longer than a backchannel: a partial
+hypothesis of something that short is too often wrong, "uh huh" half-decoded reads "hello",
+"right" reads "bring a"; the bot is silent meanwhile, so waiting costs the caller nothing); a
+final transcript with anything but backchannel interrupts. With no words ``no_words_s`` after
 the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O: the caller calls
 ``tick`` at ``next_deadline_s()``.
 """
@@ -45,7 +47,10 @@ class ResumeBot:
 
 @dataclass(frozen=True, slots=True)
 class Interrupt:
-    """The caller really took the turn: the bot's answer ends with what was heard."""
+    """The caller really took the turn: the bot's answer ends with what was heard; ``words``:
+    what the caller said that made it so (for logs)."""
+
+    words: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,7 @@ class BargeIn:
         no_words_s: float = 0.6,
         max_pause_s: float = 3.0,
         interim_words: int = 2,
+        interim_after_s: float = 0.6,
     ) -> None:
         if no_words_s <= 0 or max_pause_s <= 0:
             raise ValueError("no_words_s and max_pause_s must be positive")
@@ -75,6 +81,8 @@ class BargeIn:
         self._no_words_s = no_words_s
         self._max_pause_s = max_pause_s
         self._interim_words = interim_words
+        self._interim_after_s = interim_after_s
+        self._speaking_since_s: float | None = None
         self._bot_speaking = False
         self._paused_at_s: float | None = None
         self._quiet_since_s: float | None = None
@@ -109,6 +117,7 @@ class BargeIn:
     # -- the caller ---------------------------------------------------------------------------
 
     def speech_started(self, now: float) -> list[BargeInAction]:
+        self._speaking_since_s = now
         if self._paused_at_s is not None:
             self._quiet_since_s = None  # still (or again) speaking over the paused bot
             return []
@@ -120,6 +129,7 @@ class BargeIn:
         return [PauseBot()]
 
     def speech_stopped(self, now: float) -> list[BargeInAction]:
+        self._speaking_since_s = None
         if self._paused_at_s is None:
             return []
         if self._heard:  # the final transcript came first, and it was only a backchannel
@@ -132,9 +142,16 @@ class BargeIn:
         said = words_of(text)
         if self._paused_at_s is None or not said:
             return []
-        sure = final or len(said) >= self._interim_words or any(w in self._stop_words for w in said)
+        long_enough = (
+            self._speaking_since_s is not None and now - self._speaking_since_s >= self._interim_after_s
+        )
+        sure = (
+            final
+            or any(w in self._stop_words for w in said)
+            or (len(said) >= self._interim_words and long_enough)
+        )
         if sure and interrupts(text, self._backchannels, self._stop_words):
-            return self._end([Interrupt()], interrupted=True)
+            return self._end([Interrupt(text.strip())], interrupted=True)
         if final:
             self._heard.append(text.strip())
             if self._quiet_since_s is not None:
