@@ -26,13 +26,13 @@ server starts); each keeps its own recurrent state. WebRTC's VAD has no model.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
 import webrtcvad
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 
+from tts_service.dsp import pcm16_dbfs
 from tts_service.pipecat_compat import shared_silero_analyzer
 
 #: speech that confirms the caller started talking (and so interrupts the bot)
@@ -138,7 +138,7 @@ class EnergyGatedVADAnalyzer(VADAnalyzer):
 
     def voice_confidence(self, buffer: bytes) -> float:
         confidence = float(np.asarray(self._inner.voice_confidence(buffer)).reshape(-1)[0])
-        level = _dbfs(buffer)
+        level = pcm16_dbfs(buffer)
         # levels: speech follows loud windows up fast and decays slowly; noise follows quiet ones
         self._speech_db = level if level > self._speech_db else self._speech_db - 0.05
         self._noise_db = level if level < self._noise_db else self._noise_db + 0.02
@@ -146,14 +146,6 @@ class EnergyGatedVADAnalyzer(VADAnalyzer):
             GATE_FLOOR_DBFS, self._noise_db + GATE_ABOVE_NOISE_DB, self._speech_db - GATE_BELOW_SPEECH_DB
         )
         return confidence if level >= gate else 0.0
-
-
-def _dbfs(buffer: bytes) -> float:
-    samples = np.frombuffer(buffer, dtype="<i2").astype(np.float64)
-    if samples.size == 0:
-        return -120.0
-    rms = float(np.sqrt(np.mean(samples * samples))) / 32768.0
-    return 20.0 * math.log10(max(rms, 1e-6))
 
 
 def _rates_text() -> str:

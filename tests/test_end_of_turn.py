@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
+from agent.turn_taking.end_of_turn import (
+    EARLY_SLACK_S,
+    Answer,
+    Cancel,
+    Confirm,
+    EndOfTurn,
+    EndOfTurnAction,
+    Speculate,
+)
 from agent.turn_taking.policy import TurnEndPolicy
 
 POLICY = TurnEndPolicy()
@@ -121,3 +129,73 @@ def test_without_speculation_the_turn_end_answers_directly_and_a_closed_turn_act
     turn.speech_stopped(11.05, silence_began_s=11.0)
     turn.closed()
     assert turn.next_deadline_s() is None and turn.tick(20.0) == []
+
+
+def test_the_first_quiet_speculates_from_the_running_hypothesis_and_the_gap_counts_from_it() -> None:
+    """The level drops 60 ms after the words end: Speculate on the interim at once; the VAD's
+    later stop and the same final words keep it; Confirm comes a complete gap after the quiet."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.interim("what time do you open")
+    assert turn.pause_began(1.06, silence_began_s=1.0) == [Speculate("what time do you open")]
+    assert turn.smart_turn(0.95, 1.15) == []  # scored at the first quiet; it stands at the VAD stop
+    assert turn.transcript("what time do you open", 1.16) == []
+    assert turn.speech_stopped(1.17, silence_began_s=1.02) == []
+    now, acts = run_until(turn, 1.17, 5.0)
+    assert acts == [Confirm("what time do you open")] and now == 1.0 + POLICY.complete_gap_s
+    assert turn.speculations == 1
+
+
+def test_a_quiet_that_ends_in_more_words_takes_the_speculation_back() -> None:
+    """Quiet between words, then the caller goes on before the VAD stops: Cancel; a fragment too
+    short to be a turn ("when") is never speculated on."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.interim("when")
+    assert turn.pause_began(0.5, silence_began_s=0.44) == []  # one word: too often a fragment
+    assert turn.speech_resumed(0.6) == []
+    turn.interim("i need a table")
+    assert turn.pause_began(1.06, silence_began_s=1.0) == [Speculate("i need a table")]
+    assert turn.speech_resumed(1.15) == [Cancel()]
+    turn.transcript("i need a table and", 2.0)
+    acts = turn.speech_stopped(2.15, silence_began_s=2.0)
+    assert acts == []  # "and": unfinished, the speculation waits for the bound's lead
+    assert turn.speculations == 1
+
+
+def test_the_interim_that_differs_from_the_final_words_is_replaced() -> None:
+    """Speculated on "what time do you", the final is "what time do you open": Cancel, Speculate."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.interim("what time do you")
+    assert turn.pause_began(1.06, silence_began_s=1.0) == [Speculate("what time do you")]
+    assert turn.transcript("what time do you open", 1.16) == [Cancel()]
+    assert turn.speech_stopped(1.17, silence_began_s=1.02) == [Speculate("what time do you open")]
+
+
+def test_a_vad_start_far_after_the_level_quiet_means_the_level_missed_speech() -> None:
+    """The level's quiet began more than EARLY_SLACK_S before the VAD's: the VAD's start holds."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.interim("a table for two")
+    turn.pause_began(1.06, silence_began_s=1.0)
+    turn.smart_turn(0.9, 1.1)
+    turn.transcript("a table for two", 1.6)
+    turn.speech_stopped(1.65, silence_began_s=1.0 + EARLY_SLACK_S + 0.25)
+    now, acts = run_until(turn, 1.65, 5.0)
+    assert acts == [Confirm("a table for two")]
+    assert now == 1.0 + EARLY_SLACK_S + 0.25 + POLICY.complete_gap_s
+
+
+def test_a_barge_in_confirmed_by_its_final_words_after_the_vad_stop_is_answered() -> None:
+    """Over the bot, the turn is closed: the pause is recorded all the same; the final transcript
+    opens the turn (an interruption) and then reaches the turn end, which answers after its gap."""
+    turn = EndOfTurn(POLICY)
+    turn.speech_started(1.0)
+    assert turn.pause_began(1.7, silence_began_s=1.64) == []  # no turn is open: nothing to answer
+    assert turn.smart_turn(0.98, 1.75) == []
+    assert turn.speech_stopped(1.8, silence_began_s=1.65) == []
+    turn.opened(1.81)  # the final "when do you close" confirmed the interruption
+    assert turn.transcript("when do you close", 1.81) == [Speculate("when do you close")]
+    now, acts = run_until(turn, 1.81, 9.0)
+    assert acts == [Confirm("when do you close")] and now == 1.64 + POLICY.complete_gap_s

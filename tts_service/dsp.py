@@ -1,11 +1,14 @@
 """The small sample arithmetic the engine and the backends share: fades, levels, int16 conversion.
 
-Pure numpy on mono float32 arrays (samples in [-1, 1]); no state, no I/O, no clocks. It sits
-below both layers so that a backend never needs to import the engine to fade a join, and the
-engine never needs a backend's copy of the same ramp.
+Pure numpy on mono float32 arrays (samples in [-1, 1]) and int16 PCM bytes; no state, no I/O,
+no clocks. It sits below both layers so that a backend never needs to import the engine to fade
+a join, and the engine never needs a backend's copy of the same ramp; the agent's level gates
+read their dBFS here too.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import numpy.typing as npt
@@ -44,6 +47,15 @@ def window_rms(samples: F32, window: int) -> F32:
     return rms
 
 
+def pcm16_dbfs(pcm: bytes) -> float:
+    """The RMS level of little-endian int16 ``pcm`` in dBFS (-120 for nothing or digital silence)."""
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    if samples.size == 0:
+        return -120.0
+    rms = float(np.sqrt(np.mean(samples * samples))) / 32768.0
+    return 20.0 * math.log10(max(rms, 1e-6))
+
+
 def float_to_pcm16(samples: F32) -> npt.NDArray[np.int16]:
     """Clip to [-1, 1] and scale to int16 with rounding (no bias toward zero)."""
     scaled = np.clip(samples, -1.0, 1.0) * 32767.0
@@ -51,4 +63,4 @@ def float_to_pcm16(samples: F32) -> npt.NDArray[np.int16]:
     return out
 
 
-__all__ = ["F32", "fade_in", "fade_out", "float_to_pcm16", "raised_cosine", "window_rms"]
+__all__ = ["F32", "fade_in", "fade_out", "float_to_pcm16", "pcm16_dbfs", "raised_cosine", "window_rms"]

@@ -2,8 +2,10 @@
 
     turn = EndOfTurn(TurnEndPolicy())
     turn.opened(now)                           # the caller's turn began
+    turn.interim("what time do you open")      # the recognizer's running hypothesis
+    acts = turn.pause_began(now, silence_began_s=now - 0.06)     # quiet: [Speculate(text)]
     turn.transcript("What time do you open", now)
-    acts = turn.speech_stopped(now, silence_began_s=now - 0.1)   # a pause: [Speculate(text)]
+    acts = turn.speech_stopped(now, silence_began_s=now - 0.15)  # the VAD confirms the pause
     acts = turn.smart_turn(0.97, now)          # the audio model's verdict for this pause
     acts = turn.tick(clock())                  # at next_deadline_s(): [Confirm(text)]
 
@@ -16,8 +18,18 @@ Events in (with the time they happened), actions out, in order:
 * ``Answer(text)``: the turn is over and no usable speculation exists: answer ``text`` now.
 
 One speculation at most is in flight; a new one is preceded by the ``Cancel`` of the old. The
-gaps come from ``TurnEndPolicy`` (silence, the audio model, the words). Speech that resumes
-before the gap cancels everything pending and the turn goes on; the next pause starts over.
+gaps come from ``TurnEndPolicy`` (silence, the audio model, the words), measured from when the
+silence began.
+
+A pause is seen twice. ``pause_began`` (``pause.PauseDetector``: the level dropped, some 60 ms
+in) comes first: a turn that reads complete in the recognizer's running hypothesis (``interim``,
+``EARLY_MIN_WORDS`` words at least) is answered speculatively at once, so the answer is ready by
+the time a human gap has passed. ``speech_resumed`` takes that pause back. ``speech_stopped``
+(the VAD confirmed the pause, with its final transcript just before) comes later and is what
+lets a turn end; the silence counts from the earlier of the two starts, unless the level's start
+is more than ``EARLY_SLACK_S`` before the VAD's (then the VAD heard speech the level missed, and
+the VAD's start holds). Speech that resumes before the gap cancels everything pending and the
+turn goes on; the next pause starts over.
 A speculation that failed (``speculation_failed``: the LLM errored) is never confirmed: the turn
 end answers afresh. Nothing here reads a clock, sleeps or does I/O: the caller calls ``tick`` at
 ``next_deadline_s()``.
@@ -27,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.turn_taking.cues import words_of
 from agent.turn_taking.policy import TurnEndPolicy
 
 
@@ -58,6 +71,12 @@ class Answer:
 
 EndOfTurnAction = Speculate | Cancel | Confirm | Answer
 
+#: the most by which a level-based silence start may precede the VAD's (its lingering confidence)
+EARLY_SLACK_S = 0.25
+#: a running hypothesis this short is too often a fragment ("when" for "what is the...") to
+#: answer before the VAD's stop
+EARLY_MIN_WORDS = 2
+
 
 class EndOfTurn:
     """One caller turn at a time; see the module docstring for the events and actions."""
@@ -68,6 +87,9 @@ class EndOfTurn:
         self._open = False
         self._segments: list[str] = []
         self._silence_began_s: float | None = None
+        #: a pause the level saw before the VAD confirmed it (``pause_began``)
+        self._early_s: float | None = None
+        self._interim = ""
         self._probability: float | None = None
         self._speculation: str | None = None
         self._failed = False
@@ -82,6 +104,11 @@ class EndOfTurn:
     def text(self) -> str:
         """Everything the caller said in this turn so far."""
         return " ".join(self._segments)
+
+    @property
+    def heard_so_far(self) -> str:
+        """``text`` and the recognizer's hypothesis for the stretch it has not finalized yet."""
+        return " ".join([*self._segments, self._interim] if self._interim else self._segments)
 
     @property
     def speculating(self) -> str | None:
@@ -101,12 +128,12 @@ class EndOfTurn:
     # -- events -------------------------------------------------------------------------------
 
     def opened(self, now: float) -> list[EndOfTurnAction]:
-        """A caller turn began: start from nothing."""
+        """A caller turn began: its words start from nothing. The caller's pause, if they are in
+        one, stands: a barge-in is confirmed by its final transcript, which may come after the
+        VAD's stop (the words of the stretch that opened the turn follow)."""
         acts = self._drop_speculation()
         self._open = True
         self._segments = []
-        self._silence_began_s = None
-        self._probability = None
         self._failed = False
         self.speculations = 0
         return acts
@@ -115,21 +142,54 @@ class EndOfTurn:
         """The turn ended elsewhere (a watchdog, a barge-in, the call): nothing may stay pending."""
         acts = self._drop_speculation()
         self._open = False
-        self._silence_began_s = None
         return acts
 
     def speech_started(self, now: float) -> list[EndOfTurnAction]:
-        """The caller speaks again: whatever this pause started is dropped; the turn goes on."""
-        self._silence_began_s = None
+        """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on."""
+        self._silence_began_s = self._early_s = None
+        self._interim = ""
         self._probability = None
         return self._drop_speculation()
 
-    def speech_stopped(self, now: float, *, silence_began_s: float) -> list[EndOfTurnAction]:
-        """A pause began at ``silence_began_s`` (the VAD confirmed it at ``now``)."""
-        if not self._open:
+    def speech_resumed(self, now: float) -> list[EndOfTurnAction]:
+        """The caller spoke again before the VAD confirmed the pause ``pause_began`` reported."""
+        if self._early_s is None or self._silence_began_s is not None:
             return []
-        self._silence_began_s = silence_began_s
+        self._early_s = None
         self._probability = None
+        return self._drop_speculation()
+
+    def interim(self, text: str) -> None:
+        """The recognizer's running hypothesis for the stretch being spoken."""
+        self._interim = text.strip()
+
+    def pause_began(self, now: float, *, silence_began_s: float) -> list[EndOfTurnAction]:
+        """The caller's level dropped at ``silence_began_s`` (seen at ``now``), before the VAD's stop:
+        a turn that reads complete so far is answered speculatively now."""
+        if self._silence_began_s is not None:
+            return []
+        self._early_s = silence_began_s
+        self._probability = None
+        text = self.heard_so_far
+        if (
+            self._open
+            and self._speculate
+            and self._speculation is None
+            and len(words_of(text)) >= EARLY_MIN_WORDS
+            and now >= silence_began_s + self.policy.speculate_after_s(text)
+        ):
+            return self._start_speculation(text)
+        return []
+
+    def speech_stopped(self, now: float, *, silence_began_s: float) -> list[EndOfTurnAction]:
+        """A pause began at ``silence_began_s`` (the VAD confirmed it at ``now``); recorded even
+        between turns (the turn a barge-in opens may follow it)."""
+        early, self._early_s = self._early_s, None
+        if early is None:
+            self._probability = None  # a pause not seen before: no audio verdict yet
+        # the same pause as the level's (its audio verdict stands), from the start the VAD allows
+        near = early is not None and silence_began_s - EARLY_SLACK_S <= early <= silence_began_s
+        self._silence_began_s = early if near else silence_began_s
         return self.tick(now)
 
     def transcript(self, text: str, now: float) -> list[EndOfTurnAction]:
@@ -138,6 +198,7 @@ class EndOfTurn:
         if not self._open or not text:
             return []
         self._segments.append(text)
+        self._interim = ""
         acts: list[EndOfTurnAction] = []
         if self._speculation is not None and self._speculation != self.text:
             acts += self._drop_speculation()  # the answer was for other words
@@ -145,7 +206,7 @@ class EndOfTurn:
 
     def smart_turn(self, probability: float, now: float) -> list[EndOfTurnAction]:
         """The audio model's probability that the turn is complete, for the current pause."""
-        if not self._open or self._silence_began_s is None:
+        if self._silence_began_s is None and self._early_s is None:
             return []
         self._probability = probability
         return self.tick(now)
@@ -178,11 +239,14 @@ class EndOfTurn:
             and self._speculation is None
             and now >= began + self.policy.speculate_after_s(text)
         ):
-            self._speculation = text
-            self._failed = False
-            self.speculations += 1
-            acts.append(Speculate(text))
+            acts += self._start_speculation(text)
         return acts
+
+    def _start_speculation(self, text: str) -> list[EndOfTurnAction]:
+        self._speculation = text
+        self._failed = False
+        self.speculations += 1
+        return [Speculate(text)]
 
     def _drop_speculation(self) -> list[EndOfTurnAction]:
         if self._speculation is None:
@@ -192,4 +256,13 @@ class EndOfTurn:
         return [Cancel()]
 
 
-__all__ = ["Answer", "Cancel", "Confirm", "EndOfTurn", "EndOfTurnAction", "Speculate"]
+__all__ = [
+    "EARLY_MIN_WORDS",
+    "EARLY_SLACK_S",
+    "Answer",
+    "Cancel",
+    "Confirm",
+    "EndOfTurn",
+    "EndOfTurnAction",
+    "Speculate",
+]

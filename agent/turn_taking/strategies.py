@@ -14,11 +14,13 @@
   real words start the caller's turn (Pipecat's interruption: the heard words stay in the
   context); a backchannel or a noise pushes a ``BotOutputResumeFrame`` and drops its transcript.
   Speech while the bot is silent starts an ordinary turn.
-* ``SmartTurnStopStrategy`` (``end_of_turn.EndOfTurn`` with ``policy.TurnEndPolicy``): at each
-  pause Smart Turn v3.2 (its model ships in the pipecat wheel; one ONNX session per process)
-  scores the caller's audio in its own thread while the words are read; a turn that reads complete
-  is answered speculatively at once (``SpeculationRelay`` lets the answer reach the TTS, which holds
-  its audio) and confirmed after the policy's gap, or cancelled when the caller goes on.
+* ``SmartTurnStopStrategy`` (``end_of_turn.EndOfTurn`` with ``policy.TurnEndPolicy``): the
+  caller's level (``pause.PauseDetector``) shows a pause some 60 ms in, before the VAD confirms
+  it; then Smart Turn v3.2 (its model ships in the pipecat wheel; one ONNX session per process)
+  scores the caller's audio in its own thread while the words (the recognizer's running
+  hypothesis, then its final transcript) are read; a turn that reads complete is answered
+  speculatively at once (``SpeculationRelay`` lets the answer reach the TTS, which holds its
+  audio) and confirmed after the policy's gap, or cancelled when the caller goes on.
 
 Both strategies share one ``TurnTaking`` (the trackers and the stats); each owns one timer task
 and the Smart Turn scoring task, on the pipeline's task manager, cancelled and awaited at cleanup.
@@ -54,6 +56,7 @@ from pipecat.utils.base_object import BaseObject
 
 from agent.turn_taking.barge_in import BargeIn, BargeInAction, Interrupt, PauseBot, ResumeBot, StartTurn
 from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
+from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats
 from tts_service.pipecat_compat import shared_smart_turn_analyzer
@@ -72,6 +75,9 @@ class TurnTakingConfig:
     #: pause (not drop) the bot when the caller speaks over it; resume after a backchannel
     take_back_barge_in: bool = True
     barge_in: Callable[[], BargeIn] = BargeIn
+    #: what the caller's level must do to show a pause before the VAD confirms it (None: wait
+    #: for the VAD's stop, about 160 ms later, to speculate)
+    pause: PauseSettings | None = field(default_factory=PauseSettings)
 
 
 class _Deadline:
@@ -195,6 +201,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
                     await self.trigger_reset_aggregation()  # the backchannel never reaches the LLM
             elif isinstance(act, Interrupt | StartTurn):
                 if isinstance(act, Interrupt):
+                    logger.debug(f"{self}: the caller takes the turn ({act.words!r})")
                     self._report("interrupted")
                 await self.trigger_user_turn_started()
         await self._timer.arm(self._barge.next_deadline_s(), self._tick)
@@ -218,8 +225,10 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             shared_smart_turn_analyzer() if taking.config.smart_turn else None
         )
         self._speaking = False
+        self._pauses = PauseDetector(taking.config.pause) if taking.config.pause is not None else None
         self._timer = _Deadline(self, "turn-end-timer")
         self._scoring: asyncio.Task[None] | None = None
+        self._scored = False  # Smart Turn scored (or is scoring) the current pause
 
     async def setup(self, setup: FrameProcessorSetup) -> None:  # type: ignore[override]
         await super().setup(setup)
@@ -252,31 +261,56 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
         if isinstance(frame, InputAudioRawFrame):
             if self._analyzer is not None:
                 self._analyzer.append_audio(frame.audio, self._speaking)
+            if self._pauses is not None and self._speaking:
+                await self._level(frame, now)
             return ProcessFrameResult.CONTINUE
         if isinstance(frame, VADUserStartedSpeakingFrame):
             self._speaking = True
+            if self._pauses is not None:
+                self._pauses.speech_started()
             await self._stop_scoring()
             await self._act(self._turn.speech_started(now))
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             self._speaking = False
             await self._act(self._turn.speech_stopped(now, silence_began_s=now - frame.stop_secs))
             self._start_scoring()
+        elif isinstance(frame, InterimTranscriptionFrame):
+            self._turn.interim(frame.text)
         elif isinstance(frame, TranscriptionFrame):
             await self._act(self._turn.transcript(frame.text, now))
         return ProcessFrameResult.CONTINUE
 
+    async def _level(self, frame: InputAudioRawFrame, now: float) -> None:
+        """Follow the caller's level: a pause before the VAD's stop, or speech again."""
+        assert self._pauses is not None
+        bytes_per_s = 2 * frame.sample_rate * frame.num_channels
+        event = self._pauses.feed(frame.audio, now, len(frame.audio) / bytes_per_s)
+        if isinstance(event, PauseBegan):
+            logger.debug(f"{self}: quiet for {now - event.silence_began_s:.2f} s [{self._turn.heard_so_far}]")
+            await self._act(self._turn.pause_began(now, silence_began_s=event.silence_began_s))
+            self._start_scoring()
+        elif isinstance(event, SpeechResumed):
+            logger.debug(f"{self}: the caller goes on")
+            await self._stop_scoring()
+            self._scored = False
+            await self._act(self._turn.speech_resumed(now))
+
     def _start_scoring(self) -> None:
-        if self._analyzer is None or not self._analyzer.speech_triggered:
+        """Score the current pause once (at its first sight: the level's, else the VAD's)."""
+        if self._analyzer is None or self._scored or not self._analyzer.speech_triggered:
             return
+        self._scored = True
         self._scoring = self.create_task(self._score(self._analyzer), "smart-turn")
 
     async def _score(self, analyzer: LocalSmartTurnAnalyzerV3) -> None:
         _, metrics = await analyzer.analyze_end_of_turn()  # on the analyzer's own thread
         self._scoring = None
         if isinstance(metrics, TurnMetricsData):
+            logger.debug(f"{self}: Smart Turn: {metrics.probability:.2f} complete")
             await self._act(self._turn.smart_turn(metrics.probability, _now()))
 
     async def _stop_scoring(self) -> None:
+        self._scored = False
         task, self._scoring = self._scoring, None
         if task is not None and task is not asyncio.current_task():
             await self.cancel_task(task)

@@ -1,0 +1,121 @@
+"""The moment the caller goes quiet, before the VAD confirms it: a sans-I/O level tracker.
+
+    pauses = PauseDetector()
+    pauses.speech_started()                       # the VAD confirmed speech
+    event = pauses.feed(pcm, now, duration_s)     # each input frame: PauseBegan, SpeechResumed or None
+
+The VAD confirms a pause only after ``stop_secs`` of quiet (and Silero's confidence lingers after
+the voice has stopped), which is too late to start a speculative answer if it is to be ready
+within a human gap. This tracker follows the caller's level frame by frame and reports
+``PauseBegan(silence_began_s)`` once the audio has been quiet for ``onset_s``: quiet meaning
+``below_speech_db`` under the caller's recent speech (fast attack, slow release) or under
+``floor_dbfs``. ``silence_began_s`` is where the quiet began, which the turn's gap is measured
+from. A loud stretch shorter than ``blip_s`` inside the quiet (the release of a final "t" or "k")
+does not end it; a longer one does (``SpeechResumed`` if a pause was reported). The VAD remains
+the judge of speech: this only reports earlier, and the turn end still waits for the VAD's stop.
+
+Pure and synchronous: samples and times in, events out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tts_service.dsp import pcm16_dbfs
+
+
+@dataclass(frozen=True, slots=True)
+class PauseBegan:
+    """The caller has been quiet since ``silence_began_s`` (for the detector's onset)."""
+
+    silence_began_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechResumed:
+    """The caller spoke again after a reported pause."""
+
+
+PauseEvent = PauseBegan | SpeechResumed
+
+
+@dataclass(frozen=True, slots=True)
+class PauseSettings:
+    """How quiet, for how long, makes a pause."""
+
+    #: quiet for this long reports a pause
+    onset_s: float = 0.06
+    #: a frame is quiet this far below the caller's recent speech level
+    below_speech_db: float = 25.0
+    #: and always below this level (dBFS)
+    floor_dbfs: float = -55.0
+    #: a louder stretch shorter than this does not end the quiet (a plosive's release); under
+    #: the VAD's start (0.1 s), which no such stretch confirms as speech either
+    blip_s: float = 0.08
+    #: how fast the speech level falls back after loud audio (dB per second)
+    release_db_per_s: float = 3.0
+
+    def __post_init__(self) -> None:
+        if self.onset_s <= 0 or self.blip_s < 0 or self.below_speech_db <= 0 or self.release_db_per_s < 0:
+            raise ValueError("onset_s and below_speech_db must be positive; blip_s, release not negative")
+
+
+class PauseDetector:
+    """One caller stream's pauses; see the module docstring."""
+
+    def __init__(self, settings: PauseSettings | None = None) -> None:
+        self.settings = settings or PauseSettings()
+        self._speech_db = -30.0
+        self._voiced = False  # loud audio seen since the speech started or resumed
+        self._quiet_from: float | None = None
+        self._loud_s = 0.0  # the current loud stretch inside the quiet
+        self._reported = False
+
+    @property
+    def paused(self) -> bool:
+        """A pause was reported and the caller has not spoken since."""
+        return self._reported
+
+    def speech_started(self) -> None:
+        """The VAD confirmed speech: a new stretch begins (a pause may follow it)."""
+        self._voiced = False
+        self._quiet_from = None
+        self._loud_s = 0.0
+        self._reported = False
+
+    def feed(self, pcm: bytes, now: float, duration_s: float) -> PauseEvent | None:
+        """One frame of int16 PCM that ended at ``now`` and lasted ``duration_s``."""
+        return self.feed_level(pcm16_dbfs(pcm), now, duration_s)
+
+    def feed_level(self, level_db: float, now: float, duration_s: float) -> PauseEvent | None:
+        """``feed`` for a frame whose level (dBFS) is known."""
+        s = self.settings
+        self._speech_db = max(level_db, self._speech_db - s.release_db_per_s * duration_s)
+        quiet = level_db < max(s.floor_dbfs, self._speech_db - s.below_speech_db)
+        if not quiet:
+            if self._quiet_from is None:
+                self._voiced = True
+                return None
+            self._loud_s += duration_s
+            if self._loud_s < s.blip_s:
+                return None
+            # speech again: the quiet is over
+            self._quiet_from = None
+            self._loud_s = 0.0
+            self._voiced = True
+            if self._reported:
+                self._reported = False
+                return SpeechResumed()
+            return None
+        self._loud_s = 0.0
+        if not self._voiced:
+            return None
+        if self._quiet_from is None:
+            self._quiet_from = now - duration_s
+        if not self._reported and now - self._quiet_from >= s.onset_s - 1e-9:
+            self._reported = True
+            return PauseBegan(self._quiet_from)
+        return None
+
+
+__all__ = ["PauseBegan", "PauseDetector", "PauseEvent", "PauseSettings", "SpeechResumed"]
