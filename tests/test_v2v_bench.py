@@ -1,9 +1,10 @@
 """``benchmarks/v2v_bench.py`` runs end to end on a short call and its figures add up.
 
-Two questions per bot (one answered whole, one barged in on) over the simulated phone line. No
-latency target is asserted here (targets live in the benchmark's table): the test checks that
-every turn was understood and timed, that each stage split sums to the voice-to-voice figure it
-explains, and that the table, the JSON and the PNG are all written.
+Four acts per bot over the simulated phone line: a question in one breath, a barge-in with a new
+question, a backchannel over that answer, a question with a hesitation in it. No latency target
+is asserted here (targets live in the benchmark's table): the test checks that every act was
+played and judged, that the plain question and the barge-in were understood and timed, that each
+stage split sums to the figure it explains, and that the table, the JSON and the PNG are written.
 """
 
 from __future__ import annotations
@@ -18,16 +19,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "v2v_bench.py"
+BOTS = {"warmline", "stock"}
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], str, Path]:
     out = tmp_path_factory.mktemp("v2v")
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--turns", "2", "--out", str(out)],
+        [sys.executable, str(BENCH), "--turns", "4", "--bots", ",".join(sorted(BOTS)), "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=300,
         cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
@@ -35,33 +37,43 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object],
     return json.loads((out / "v2v_bench.json").read_text()), proc.stdout, out
 
 
-def test_both_bots_understand_and_answer_every_turn(report: tuple[dict[str, object], str, Path]) -> None:
+def test_every_act_is_played_and_judged_and_plain_questions_are_answered(
+    report: tuple[dict[str, object], str, Path],
+) -> None:
     data, _, _ = report
-    summary = data["summary"]
-    assert isinstance(summary, dict) and set(summary) == {"warmline", "stock"}
+    acts = data["acts"]
+    assert isinstance(acts, list) and [a["kind"] for a in acts] == ["ask", "barge", "backchannel", "hesitate"]
+    summary, results = data["summary"], data["results"]
+    assert isinstance(summary, dict) and isinstance(results, dict) and set(summary) == BOTS
     for bot, s in summary.items():
-        assert s["turns"] == 2 and s["timed"] == 2, bot
-        assert s["answered_early"] == 0, bot
-        assert s["right_answers"] == 2, bot
-        assert s["barge_ins"] == 1 and s["barge_in_p50_s"] is not None, bot
+        assert (s["acts"], s["turns"], s["barge_ins"], s["backchannels"], s["hesitations"]) == (4, 3, 1, 1, 1)
+        ask, barge, backchannel, _ = results[bot]
+        for turn in (ask, barge):
+            assert turn["v2v_s"] is not None and turn["answered"] == turn["expected"], (bot, turn)
+        assert barge["barge_in_s"] is not None, bot
+        assert backchannel["kept"] in (True, False), bot  # judged either way
+        assert s["llm_requests"] >= 3 and s["llm_requests_per_turn"] >= 1.0, bot
 
 
-def test_stages_add_up_to_voice_to_voice(report: tuple[dict[str, object], str, Path]) -> None:
+def test_stages_add_up_to_the_figures_they_split(report: tuple[dict[str, object], str, Path]) -> None:
     data, _, _ = report
     results = data["results"]
     assert isinstance(results, dict)
-    for bot, turns in results.items():
-        for turn in turns:
-            stages = turn["stages_s"]
-            assert all(v is not None for v in stages.values()), (bot, stages)
-            assert all(v >= 0 for v in stages.values()), (bot, stages)
-            assert sum(stages.values()) == pytest.approx(turn["v2v_s"], abs=1e-3), (bot, turn)
-            if turn["barge_in"]:
-                split = turn["barge_stages_s"]
-                assert sum(split.values()) == pytest.approx(turn["barge_in_s"], abs=1e-3), (bot, turn)
+    for bot, acts in results.items():
+        for act in acts:
+            if act["v2v_s"] is not None:
+                stages = act["stages_s"]
+                assert all(v is not None and v >= 0 for v in stages.values()), (bot, stages)
+                assert sum(stages.values()) == pytest.approx(act["v2v_s"], abs=1e-3), (bot, act)
+            if act["barge_in_s"] is not None:
+                split = act["barge_stages_s"]
+                assert all(v is not None and v >= 0 for v in split.values()), (bot, split)
+                assert sum(split.values()) == pytest.approx(act["barge_in_s"], abs=1e-3), (bot, act)
 
 
 def test_table_json_and_plot_are_written(report: tuple[dict[str, object], str, Path]) -> None:
     _, stdout, out = report
-    assert "voice to voice" in stdout and "barge-in: speech start to silence" in stdout
+    for row in ("voice to voice", "barge-in: speech start to silence", "cut-ins", "LLM requests per turn"):
+        assert row in stdout, row
+    assert "backchannels that kept the answer" in stdout
     assert (out / "v2v_latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
