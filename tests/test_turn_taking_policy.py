@@ -24,6 +24,10 @@ from agent.turn_taking.policy import TurnEndPolicy
         ("Who am I speaking to?", False),
         ("Yes, I do.", False),  # a short reply ends on its auxiliary
         ("I think so.", False),
+        ("No.", False),  # an answer word, not a determiner
+        ("I'll take that.", False),
+        ("Do you have any?", False),
+        ("Can I drop by?", False),
         ("I would like to book a table for two.", False),
         ("Yes", False),
         ("", False),

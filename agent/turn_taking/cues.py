@@ -32,14 +32,15 @@ def _listed(*groups: str) -> frozenset[str]:
 
 #: words after which an English sentence is not finished (the caller is still speaking)
 CONTINUATIONS: frozenset[str] = _listed(
-    # prepositions that need an object
-    "about above across after against along among around at before behind below beneath beside "
-    "between beyond by despite during except for from into near of off onto over past since "
-    "through toward towards under until upon via with within without",
+    # prepositions that need an object (not those that end a sentence as often as a phrasal
+    # verb's particle: "drop by", "turn it off", "come over", "look around", "the day after")
+    "about against among at beneath beside between beyond despite during except for from into "
+    "near of onto toward towards under until upon via with within without",
     # conjunctions
     "and but or nor so because although though while whereas if unless whether than as",
-    # articles, determiners, possessives
-    "a an the this that these those my your his her its our their some any every each no",
+    # articles, and determiners that are never a pronoun ("that", "this", "some", "any", "her",
+    # "no" often end a sentence: "I'll take that", "Do you have any", "I saw her", "No")
+    "a an the my your its our their every",
     # auxiliaries and modals, pronoun-contractions that need a verb after them
     "am is are was were be been being have has had do does did will would shall should can could "
     "may might must i'm you're we're they're he's she's it's i'd you'd we'd they'd i'll you'll "
@@ -52,9 +53,8 @@ CONTINUATIONS: frozenset[str] = _listed(
 
 #: the prepositions among ``CONTINUATIONS``: a wh-question may end on one ("What is it for?")
 PREPOSITIONS: frozenset[str] = _listed(
-    "about above across after against along among around at before behind below beneath beside "
-    "between beyond by despite during except for from into near of off onto over past since "
-    "through toward towards under until upon via with within without like to"
+    "about against among at beneath beside between beyond despite during except for from into "
+    "near of onto toward towards under until upon via with within without like to"
 )
 #: the words that open a question whose preposition may come last
 WH_WORDS: frozenset[str] = _listed("what what's who who's whom which where where's whose how how's")
@@ -110,7 +110,7 @@ def words_of(text: str) -> list[str]:
 def unfinished(text: str) -> bool:
     """True when ``text`` ends on a word after which an English sentence cannot end (but for the
     stranded preposition of a wh-question, a short reply's auxiliary and "I think so")."""
-    words = [w for w in words_of(text) if w not in _OPENING_FILLERS] or words_of(text)
+    words = [w for w in words_of(text) if w not in _OPENING_FILLERS]
     if not words or words[-1] not in CONTINUATIONS:
         return False
     last, before = words[-1], words[-2] if len(words) > 1 else ""
