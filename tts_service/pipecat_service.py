@@ -13,7 +13,15 @@ LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine dec
                                frames still on their way are dropped by turn id
 ``TTSSpeakFrame``              a turn of its own, queued behind the running one
 ``TTSUpdateSettingsFrame``     voice and speed applied before the next turn starts
+``SpeculativeAnswerFrame``     the next answer is made held: ``start(held=True)``, audio withheld
+``UserStoppedSpeakingFrame``   the caller's turn is confirmed: ``release`` every held answer, whose
+                               frames go out at once (an ``InterruptionFrame`` drops it unheard)
+``BotOutputPauseFrame``        speech over the bot, not yet judged: ``pause``, the rest kept
+``BotOutputResumeFrame``       it was a backchannel or a noise: ``resume`` from the next word
 =============================  ===================================================================
+
+The last four come from ``agent.turn_taking`` (``tts_service.pipecat_frames`` defines them);
+without them the service behaves as any Pipecat TTS.
 
 The engine runs beside the pipeline: a task named after the service reads the session and hands
 every 80 ms frame to the turn's audio context as one ``TTSAudioRawFrame``, followed by the words
@@ -27,8 +35,9 @@ finished are neither held back nor lost on interruption.
 
 This module must never run model compute or load weights on the event loop, never yield audio
 from ``run_tts`` (that would block the processor and queue tokens behind synthesis), never let a
-frame of an interrupted turn reach the pipeline, and never swallow ``CancelledError``. It is the
-only module of ``tts_service`` that imports pipecat.
+frame of an interrupted turn reach the pipeline, and never swallow ``CancelledError``. With
+``pipecat_frames`` and ``pipecat_compat`` it is one of the three modules of ``tts_service`` that
+import pipecat.
 """
 
 from __future__ import annotations
