@@ -6,13 +6,19 @@ before it changes how a call behaves.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import numpy as np
 import pytest
+from pipecat.audio.turn.smart_turn.local_smart_turn_v3 import LocalSmartTurnAnalyzerV3
 from pipecat.audio.vad.silero import SileroVADAnalyzer
+from pipecat.metrics.metrics import TurnMetricsData
+from pipecat.transports.base_transport import TransportParams
+from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 
 from agent.vad import vad_params
+from transports.webrtc.pausable_output import PausableWebRTCOutput
 from tts_service import pipecat_compat as compat
 from tts_service.tested_version import TestedVersion
 
@@ -59,3 +65,38 @@ def test_another_release_line_is_warned_about_once(caplog: pytest.LogCaptureFixt
         "no-such-distribution-here (not installed)",
     ]
     assert "tests/test_pipecat_compat.py" in caplog.records[0].getMessage()
+
+
+def test_a_shared_smart_turn_analyzer_has_pipecats_attributes_and_scores_like_its_own() -> None:
+    """``LocalSmartTurnAnalyzerV3.__init__`` sets the base analyzer's state, ``_log_data`` and
+    ``_session``; on the same audio the shared one gives the same probability, on one session."""
+    own = LocalSmartTurnAnalyzerV3()
+    shared = compat.shared_smart_turn_analyzer()
+    assert sorted(vars(shared)) == sorted(vars(own))
+    assert shared._session is compat.shared_smart_turn_analyzer()._session is compat.smart_turn_session()
+    rng = np.random.default_rng(3)
+    t = np.arange(16000) / 16000
+    speech = 6000 * np.sin(2 * np.pi * 180 * t) * (1 + np.sin(2 * np.pi * 3 * t)) + rng.normal(0, 200, t.size)
+    frames = [speech.astype("<i2")[i : i + 320].tobytes() for i in range(0, t.size, 320)]
+
+    async def score(analyzer: LocalSmartTurnAnalyzerV3) -> float:
+        analyzer.set_sample_rate(16000)
+        for frame in frames:
+            analyzer.append_audio(frame, True)
+        analyzer.append_audio(bytes(640), False)
+        _, metrics = await analyzer.analyze_end_of_turn()
+        assert isinstance(metrics, TurnMetricsData)
+        return float(metrics.probability)
+
+    assert asyncio.run(score(shared)) == pytest.approx(asyncio.run(score(own)), abs=1e-6)
+
+
+def test_smallwebrtc_transport_builds_its_output_from_the_given_class() -> None:
+    """``SmallWebRTCTransport`` keeps ``_client``, ``_params`` and ``_output_name`` for the output it
+    builds lazily; the compat builds ours from them, so ``output()`` is the pausable one."""
+    transport = compat.smallwebrtc_transport(
+        SmallWebRTCConnection(), TransportParams(audio_out_enabled=True), PausableWebRTCOutput
+    )
+    output = transport.output()
+    assert isinstance(output, PausableWebRTCOutput) and output is transport.output()
+    assert output._client is transport._client and output._params is transport._params
