@@ -13,7 +13,6 @@ The last line of stdout is the JSON result; everything else goes to stderr. Test
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import logging
 import sys
@@ -28,7 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.async_api import async_playwright
-from webrtc_call_scenario import CALL_TIMEOUT_S, CHROMIUM, chromium_args, run_in_namespace, wait_for
+from webrtc_call_scenario import (
+    CALL_TIMEOUT_S,
+    CHROMIUM,
+    answer_recorded,
+    chromium_args,
+    run_in_namespace,
+    wait_for,
+)
 
 from agent.pipeline import AgentParts
 from agent.responder import DEMO_PHRASES
@@ -62,7 +68,7 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
                         await wait_for(lambda: bool(state.live), CALL_TIMEOUT_S, "the call to start")
                         (agent,) = state.live.values()
                         await wait_for(lambda: bool(agent.turns.turns), CALL_TIMEOUT_S, "the first turn")
-                        await asyncio.sleep(1.0)  # the answer's tail through the network and jitter buffer
+                        await answer_recorded(page)
                         recording = await page.evaluate("window.warmline.takeRecording()")
                         await page.evaluate("window.warmline.hangUp()")
                         await page.close()
@@ -86,6 +92,7 @@ async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
         "users": users,
         "transcripts": transcripts,
         "page_errors": errors,
+        "turns": [(t.number, t.heard, t.first_audio_s, t.interrupted) for t in record.turns],
     }
 
 

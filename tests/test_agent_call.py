@@ -222,4 +222,5 @@ def test_a_browser_call_is_answered_by_the_agent_over_webrtc(
         heard = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
     answer = pick_intent(QUESTION_1).answer
     grammar = [answer, *(i.answer for i in DEMO_INTENTS), FALLBACK.answer, *DISTRACTORS]
-    assert recognizer(heard, rate, grammar) == " ".join(normalize(answer))
+    said = recognizer(heard, rate, grammar)
+    assert said == " ".join(normalize(answer)), f"{result}\n{proc.stderr[-6000:]}"

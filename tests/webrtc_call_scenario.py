@@ -120,6 +120,27 @@ async def wait_for(condition: Any, timeout_s: float, what: str) -> None:
         await asyncio.sleep(0.05)
 
 
+#: the recording has taken in the answer's tail once it has been quiet this long (longer than any
+#: pause inside a spoken answer)
+ANSWER_TAIL_QUIET_S = 1.0
+
+
+async def answer_recorded(page: Any, timeout_s: float = CALL_TIMEOUT_S) -> None:
+    """Wait until the page's recording holds the whole answer: sound, then a second of quiet.
+
+    The bot stops speaking on the server's clock; the page hears the end later, by the network,
+    the jitter buffer and, on a loaded machine, a recorder that falls behind.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        quiet = await page.evaluate("window.warmline.quietS()")
+        if quiet is not None and quiet >= ANSWER_TAIL_QUIET_S:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out waiting for the answer's tail to be recorded (quiet {quiet} s)")
+        await asyncio.sleep(0.1)
+
+
 async def scenario(question_wav: Path, out_dir: Path) -> dict[str, Any]:
     backend = HibariBackend()
     result: dict[str, Any] = {"answer": ANSWER}
@@ -157,7 +178,7 @@ async def answered_call(context: Any, url: str, bots: Bots, out_dir: Path) -> di
     watch = bots.watches[0]
     await asyncio.wait_for(watch.started.wait(), CALL_TIMEOUT_S)
     await asyncio.wait_for(watch.stopped.wait(), CALL_TIMEOUT_S)
-    await asyncio.sleep(1.0)  # the tail of the answer through the network and the jitter buffer
+    await answer_recorded(page)
     recording = await page.evaluate("window.warmline.takeRecording()")
     state = await page.evaluate("window.warmline.state()")
     samples = np.frombuffer(__import__("base64").b64decode(recording["samples"]), dtype="<i2")

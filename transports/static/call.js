@@ -5,7 +5,9 @@
 // SmallWebRTC transport reads as "the page is still here". The answer plays in an <audio>
 // element. With ?record=1 the page also records the answer as PCM (an AudioWorklet on the
 // remote track) for tests and diagnostics: window.warmline.takeRecording() returns
-// {sampleRate, samples: base64 of int16 little-endian}.
+// {sampleRate, samples: base64 of int16 little-endian}, and window.warmline.quietS() how many
+// seconds the recording has been quiet since it last held sound (null before any sound), so that
+// a test knows when the answer's tail has come through the network and the jitter buffer.
 //
 // ?autostart=1 calls at once (the fake-device test browser grants the microphone by itself).
 // No libraries, no CDN.
@@ -27,7 +29,11 @@ const call = {
   chunks: [],
   recordedSamples: 0,
   receivedSamples: 0,
+  lastSoundAt: null, // recordedSamples at the end of the last chunk that held sound
 };
+
+// A recorded chunk holds sound when its peak is above -40 dBFS.
+const SOUND_PEAK = 0.01;
 
 function log(line) {
   const el = $("log");
@@ -63,6 +69,7 @@ async function startRecorder(stream) {
   call.recorder.port.onmessage = (e) => {
     call.chunks.push(e.data);
     call.recordedSamples += e.data.length;
+    if (e.data.some((v) => Math.abs(v) > SOUND_PEAK)) call.lastSoundAt = call.recordedSamples;
   };
   source.connect(call.recorder);
   await call.ctx.resume();
@@ -136,12 +143,18 @@ function takeRecording() {
   }
   call.chunks = [];
   call.recordedSamples = 0;
+  call.lastSoundAt = null;
   const bytes = new Uint8Array(samples.buffer);
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
   }
   return { sampleRate: call.ctx ? call.ctx.sampleRate : 48000, samples: btoa(binary) };
+}
+
+function quietS() {
+  if (call.lastSoundAt === null) return null;
+  return (call.recordedSamples - call.lastSoundAt) / (call.ctx ? call.ctx.sampleRate : 48000);
 }
 
 setInterval(() => {
@@ -151,6 +164,6 @@ setInterval(() => {
 $("call").onclick = startCall;
 window.addEventListener("pagehide", () => hangUp()); // a closing tab says goodbye (DTLS close)
 $("hangup").onclick = () => hangUp();
-window.warmline = { startCall, hangUp, takeRecording, state: () => document.body.dataset.state };
+window.warmline = { startCall, hangUp, takeRecording, quietS, state: () => document.body.dataset.state };
 setState("idle");
 if (params.get("autostart") === "1") startCall();
