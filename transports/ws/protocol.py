@@ -223,7 +223,10 @@ def _configure(obj: dict[str, Any]) -> ConfigureCommand:
         raw = obj["speed"]
         if isinstance(raw, bool) or not isinstance(raw, int | float):
             raise ProtocolError("bad_type", f'"speed" must be a number, not {type(raw).__name__}')
-        speed = float(raw)
+        try:
+            speed = float(raw)
+        except OverflowError:  # an integer of 309 digits or more
+            speed = math.inf
         if not math.isfinite(speed) or speed <= 0:
             raise ProtocolError("invalid_speed", f"speed {_quote(raw)} must be a positive number")
     return ConfigureCommand(
