@@ -16,7 +16,8 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from transports.security import TOKEN_ENV, check_bind
+from transports.drain import DEFAULT_DRAIN_S
+from transports.security import INSECURE_ENV, TOKEN_ENV, check_bind, insecure_from_env
 from tts_service.backends import available_backends
 from tts_service.errors import InvalidInputError
 
@@ -40,7 +41,8 @@ _STT_KEY_ENV = {"openai": "OPENAI_API_KEY", "deepgram": "DEEPGRAM_API_KEY"}
 
 def cmd_call(args: argparse.Namespace) -> int:
     token = args.token or None
-    check_bind(args.host, token=token, insecure=args.insecure)  # before loading anything
+    insecure = args.insecure or insecure_from_env(os.environ)
+    check_bind(args.host, token=token, insecure=insecure)  # before loading anything
     if args.vad not in VAD_NAMES:  # argparse checks --vad, not a default taken from $WARMLINE_VAD
         raise InvalidInputError(f"unknown VAD {args.vad!r} (${_VAD_ENV}); known: {', '.join(VAD_NAMES)}")
     if args.turn_taking not in TURN_TAKING_NAMES:  # likewise for $WARMLINE_TURN_TAKING
@@ -60,7 +62,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         token=token,
-        insecure=args.insecure,
+        insecure=insecure,
         llm_base_url=args.llm_base_url,
         llm_model=args.llm_model,
         llm_api_key=os.environ.get("OPENAI_API_KEY") or None,
@@ -79,7 +81,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         openai_llm(settings)  # a missing client fails now, in one line, not on the first call
     settings.build_stt_factory()  # likewise a missing STT package or key (and whisper's weights load)
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
-        asyncio.run(serve_agent(settings, backend=args.backend, workers=args.workers))
+        asyncio.run(serve_agent(settings, backend=args.backend, workers=args.workers, drain_s=args.drain_s))
     print("warmline: stopped", file=sys.stderr)
     return 0
 
@@ -120,7 +122,11 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=os.environ.get(TOKEN_ENV),
         help=f"require this token (Bearer, ?token=, or the call page's cookie); default ${TOKEN_ENV}",
     )
-    p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help=f"allow a non-loopback --host without a token (default ${INSECURE_ENV}=1)",
+    )
     p.add_argument("--llm-base-url", default=None, help="OpenAI-compatible endpoint (Ollama, vLLM, Groq...)")
     p.add_argument("--llm-model", default=None, help="LLM model (with $OPENAI_API_KEY or --llm-base-url)")
     p.add_argument(
@@ -162,6 +168,12 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--max-calls", type=int, default=DEFAULT_MAX_CALLS, help="per transport")
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
+    p.add_argument(
+        "--drain-s",
+        type=float,
+        default=DEFAULT_DRAIN_S,
+        help=f"after SIGTERM, how long calls may go on before they are ended (default {DEFAULT_DRAIN_S:g})",
+    )
     p.set_defaults(func=cmd_call)
 
 

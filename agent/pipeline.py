@@ -32,9 +32,11 @@ from pipecat.audio.vad.vad_analyzer import VADAnalyzer
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
     BotStoppedSpeakingFrame,
+    EndFrame,
     Frame,
     InterruptionFrame,
     TranscriptionFrame,
+    TTSSpeakFrame,
 )
 from pipecat.observers.base_observer import BaseObserver
 from pipecat.pipeline.pipeline import Pipeline
@@ -196,6 +198,18 @@ class AgentPipeline:
     observers: list[BaseObserver] = field(default_factory=list)
     #: the call's turn-taking (None with the fast VAD-only turn-taking)
     turn_taking: TurnTaking | None = None
+    #: the worker running the pipeline, once ``run_agent`` has started it
+    worker: PipelineWorker | None = None
+
+    async def say_goodbye(self, text: str) -> None:
+        """Speak ``text`` after what is being said, then end the call once it has been played."""
+        if self.worker is not None:
+            await self.worker.queue_frames([TTSSpeakFrame(text), EndFrame()])
+
+    async def hang_up(self) -> None:
+        """End the call now, whatever is being said."""
+        if self.worker is not None:
+            await self.worker.cancel()
 
 
 def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "call") -> AgentPipeline:
@@ -260,6 +274,7 @@ async def run_agent(
         cancel_on_idle_timeout=False,
         observers=agent.observers,
     )
+    agent.worker = worker
 
     async def gone(*_: Any) -> None:
         log.info("%s: the caller is gone; ending the pipeline", name)

@@ -12,6 +12,11 @@ With a token, every route but ``/healthz`` and ``/twilio`` wants it (``Authoriza
 script cannot add a header). The TwiML hands the token to the stream as a ``<Parameter>``, and a
 stream without it is closed: configure the Twilio webhook as ``https://HOST/twiml?token=...``.
 
+Drain (``transports.drain``, SIGTERM): ``/healthz`` answers 503, ``/api/offer`` and ``/twiml``
+503, a new ``/twilio`` stream 1013; calls in progress run on until the caller hangs up, and
+``GOODBYE_LEAD_S`` before the drain's bound the bot says ``GOODBYE`` after what it is saying and
+ends the call once it has been played; a call still up at the bound is ended there.
+
 This module wires and serves; it never runs model compute and never loads a model on the loop.
 """
 
@@ -41,6 +46,7 @@ from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline
 from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
+from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.security import request_token, token_ok
 from transports.serve import ServeOptions, serve_app
 from transports.twilio.call import TwilioCall
@@ -61,6 +67,10 @@ TURN_TAKING: dict[str, TurnTakingConfig | None] = {"smart": TurnTakingConfig(), 
 #: the cookie the call page gets when opened with ?token= (its script then needs no header)
 TOKEN_COOKIE = "warmline_token"
 _LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+#: what the bot says to a caller still on the line when the server must end the call (a drain)
+GOODBYE = "I am sorry, I have to end this call now. Please call again. Goodbye."
+#: how long before the drain's bound the bot says goodbye: time for its sentence and the goodbye
+GOODBYE_LEAD_S = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +209,11 @@ def create_agent_app(
     *,
     parts: AgentParts | None = None,
     metrics: AgentMetrics | None = None,
+    drain: Drain | None = None,
 ) -> Starlette:
     """The ASGI app of ``warmline call``; ``app.state.agent`` is its AgentState."""
     settings = settings or AgentSettings()
+    drain = drain or Drain()
     metrics = metrics or AgentMetrics()
     base = parts or default_parts(runtime, settings)
     call_parts = dataclasses.replace(
@@ -210,7 +222,7 @@ def create_agent_app(
         on_llm_requests=metrics.observe_llm_requests,
         on_barge_in=metrics.observe_barge_in,
     )
-    state = AgentState(settings, metrics)
+    state = AgentState(settings, metrics, drain)
 
     async def twilio_bot(call: TwilioCall) -> None:
         if settings.token and not token_ok(settings.token, call.custom_parameters.get("token")):
@@ -238,7 +250,7 @@ def create_agent_app(
             run_agent(agent, in_sample_rate=16000, out_sample_rate=OPUS_SAMPLE_RATE, name=name),
         )
 
-    endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls)
+    endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls, drain=drain)
     twilio_params = {"token": settings.token} if settings.token else {}
     twilio = TwilioSettings(
         public_host=settings.public_host,
@@ -259,15 +271,17 @@ def create_agent_app(
             await endpoint.aclose()
 
     async def healthz(request: Request) -> Response:
+        status = "draining" if drain.draining else "ok" if state.model_loaded else "starting"
         return JSONResponse(
             {
-                "status": "ok" if state.model_loaded else "starting",
+                "status": status,
                 "model_loaded": state.model_loaded,
                 "calls": dict(state.calls),
                 "sessions": runtime.session_count,
                 "llm": "openai-compatible" if settings.uses_llm else "demo",
                 "stt": settings.stt,
-            }
+            },
+            status_code=200 if status == "ok" else 503,
         )
 
     async def metrics_endpoint(request: Request) -> Response:
@@ -277,7 +291,7 @@ def create_agent_app(
         routes=[
             *call_page_routes("/"),
             *endpoint.routes(),
-            *twilio_routes(twilio_bot, twilio),
+            *twilio_routes(twilio_bot, twilio, drain=drain),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
         ],
@@ -326,6 +340,7 @@ class AgentState:
 
     settings: AgentSettings
     metrics: AgentMetrics
+    drain: Drain = dataclasses.field(default_factory=Drain)
     model_loaded: bool = False
     calls: dict[str, int] = dataclasses.field(default_factory=lambda: {"twilio": 0, "webrtc": 0})
     #: the pipelines of the calls in progress, by call name (each leaves when its call ends)
@@ -340,12 +355,30 @@ class AgentState:
         self.metrics.calls.labels(transport).set(self.calls[transport])
         self.live[name] = agent
         try:
-            await call
+            with self.drain.job(name) as job:
+                job.outcome = "the caller hung up"
+                ender = asyncio.create_task(self._end_on_drain(agent, job), name=f"{name}-drainer")
+                try:
+                    await call
+                finally:
+                    ender.cancel()
+                    await asyncio.gather(ender, return_exceptions=True)
         finally:
             del self.live[name]
             self.recent.append(CallRecord.of(name, transport, agent))
             self.calls[transport] -= 1
             self.metrics.calls.labels(transport).set(self.calls[transport])
+
+    async def _end_on_drain(self, agent: AgentPipeline, job: DrainJob) -> None:
+        """While the server drains, let the call run; near the bound say goodbye; at it, hang up."""
+        await self.drain.wait_left(GOODBYE_LEAD_S)
+        if not self.drain.expired:
+            log.info("%s: the server is draining: saying goodbye", agent.turns.name)
+            job.outcome = "said goodbye"
+            await agent.say_goodbye(GOODBYE)
+        await self.drain.wait_expired()
+        job.outcome = "hung up at the drain's bound"
+        await agent.hang_up()
 
 
 class TokenGuard:
@@ -387,8 +420,10 @@ class TokenGuard:
         await self.app(scope, receive, send_with_cookie)  # type: ignore[arg-type]
 
 
-async def serve_agent(settings: AgentSettings, *, backend: str, workers: int) -> None:
-    """Serve ``create_agent_app`` until SIGINT/SIGTERM, then end every call and stop cleanly."""
+async def serve_agent(
+    settings: AgentSettings, *, backend: str, workers: int, drain_s: float = DEFAULT_DRAIN_S
+) -> None:
+    """Serve ``create_agent_app`` until SIGINT/SIGTERM, then drain its calls and stop cleanly."""
     brain = "an OpenAI-compatible LLM" if settings.uses_llm else "the demo responder"
     options = ServeOptions(
         host=settings.host,
@@ -396,11 +431,14 @@ async def serve_agent(settings: AgentSettings, *, backend: str, workers: int) ->
         backend=backend,
         workers=workers,
         banner=lambda url: f"warmline: voice agent ({brain}) on http://{url}/ (Twilio: POST /twiml)",
+        drain_s=drain_s,
     )
-    await serve_app(lambda runtime: create_agent_app(runtime, settings), options)
+    await serve_app(lambda runtime, drain: create_agent_app(runtime, settings, drain=drain), options)
 
 
 __all__ = [
+    "GOODBYE",
+    "GOODBYE_LEAD_S",
     "TOKEN_COOKIE",
     "AgentMetrics",
     "AgentSettings",

@@ -1,14 +1,16 @@
 """Running a Warmline app with uvicorn: the one serve helper of ``warmline serve`` and ``warmline call``.
 
-    await serve_app(lambda runtime: create_app(runtime, settings), ServeOptions(...))  # the CLIs
+    await serve_app(lambda runtime, drain: create_app(runtime, settings, drain=drain), ServeOptions(...))
     async with serving(app) as (host, port):      # uvicorn in this loop, for tests and benchmarks
         ...
 
 ``serve_app`` binds the address first (a busy port fails before any model loads), loads the
 backend once into an ``EngineRuntime`` (model compute on its worker threads), builds the app on
-it, prints one line with the address, and serves until SIGINT or SIGTERM; then uvicorn stops, the
-runtime closes every session and joins its workers, and the socket is closed. uvicorn's own
-signal handling is off (``Server``): the owner decides when the server stops.
+it, prints one line with the address, and serves until SIGINT or SIGTERM. The first signal drains
+(``transports.drain``): the server takes nothing new and lets the work in progress finish, for
+at most ``ServeOptions.drain_s``; a second signal (Ctrl-C twice) ends what is left at once. Then
+uvicorn stops, the runtime closes every session and joins its workers, and the socket is closed.
+uvicorn's own signal handling is off (``Server``): the owner decides when the server stops.
 
 Every server gets the same log filters (``RedactTokens``; uvicorn's denial noise is silenced
 by ``uvicorn_compat.QuietDenials``) and the same socket (``bind_socket``: a small send buffer so
@@ -29,12 +31,14 @@ from dataclasses import dataclass
 import uvicorn
 from starlette.applications import Starlette
 
+from transports.drain import DEFAULT_DRAIN_S, Drain
 from transports.uvicorn_compat import QuietDenials
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.errors import WarmlineError
 from tts_service.runtime import EngineRuntime
 
+log = logging.getLogger("warmline.serve")
 #: kernel send buffer of every connection (Linux doubles it). Setting it turns off autotuning,
 #: which on loopback grows to megabytes, so a client that stops reading would otherwise hide
 #: half a minute of audio in the kernel before the send queue noticed. 64 KiB is still seconds of
@@ -64,6 +68,8 @@ class ServeOptions:
     ws_max_bytes: int = DEFAULT_WS_MAX_BYTES
     #: the line printed once the server listens, given "host:port"
     banner: Callable[[str], str] = lambda address: f"warmline: serving on http://{address}/"
+    #: after SIGTERM, how long the work in progress may take to finish (then 1012)
+    drain_s: float = DEFAULT_DRAIN_S
 
 
 class RedactTokens(logging.Filter):
@@ -143,12 +149,12 @@ def address_of(sock: socket.socket) -> str:
 
 
 async def serve_app(
-    build: Callable[[EngineRuntime], Starlette],
+    build: Callable[[EngineRuntime, Drain], Starlette],
     options: ServeOptions,
     *,
     prepare: Callable[[EngineRuntime], Awaitable[object]] | None = None,
 ) -> None:
-    """Serve ``build(runtime)`` until SIGINT or SIGTERM, then stop cleanly (see the module doc).
+    """Serve ``build(runtime, drain)`` until SIGINT or SIGTERM, then drain and stop (module doc).
 
     ``prepare`` runs once the model is loaded, before the app is built (a check that should fail
     the start, not the first call: an unknown voice, say).
@@ -160,18 +166,52 @@ async def serve_app(
         async with runtime:
             if prepare is not None:
                 await prepare(runtime)
-            server = make_server(build(runtime), ws_max_bytes=options.ws_max_bytes)
+            drain = Drain()
+            server = make_server(build(runtime, drain), ws_max_bytes=options.ws_max_bytes)
+            stopper = _Stopper(server, drain, options.drain_s)
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, server.handle_exit, sig, None)
+                loop.add_signal_handler(sig, stopper.on_signal, sig)
             print(options.banner(address_of(sock)), flush=True)
             try:
                 await server.serve(sockets=[sock])
             finally:
                 for sig in (signal.SIGINT, signal.SIGTERM):
                     loop.remove_signal_handler(sig)
+                await stopper.aclose()
     finally:
         sock.close()
+
+
+class _Stopper:
+    """What SIGINT and SIGTERM do to a served app: drain on the first, end at once on the second."""
+
+    def __init__(self, server: Server, drain: Drain, drain_s: float) -> None:
+        self._server = server
+        self._drain = drain
+        self._drain_s = drain_s
+        self._task: asyncio.Task[None] | None = None
+
+    def on_signal(self, sig: signal.Signals) -> None:
+        if self._task is None:
+            log.info("warmline: %s: draining (signal again to stop at once)", sig.name)
+            self._drain.begin(self._drain_s)
+            loop = asyncio.get_running_loop()
+            self._task = loop.create_task(self._drain_then_stop(), name="warmline-drain")
+        else:
+            log.info("warmline: %s again: stopping now", sig.name)
+            self._drain.expire()
+
+    async def _drain_then_stop(self) -> None:
+        finished = await self._drain.wait_empty()
+        log.info("warmline: %s; stopping", "drained" if finished else "drain bound reached")
+        self._server.should_exit = True
+
+    async def aclose(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
 
 
 @contextlib.asynccontextmanager

@@ -43,6 +43,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
+from transports.drain import NOT_TAKING, Drain
 from transports.twilio.call import TwilioCall
 from transports.twilio.protocol import TwilioProtocolError
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
@@ -90,13 +91,21 @@ def twiml(stream_url: str, parameters: Mapping[str, str]) -> str:
     )
 
 
-def twilio_routes(bot: TwilioBot, settings: TwilioSettings | None = None) -> list[BaseRoute]:
-    """The ``POST /twiml`` route and the ``/twilio`` WebSocket route, for any Starlette app."""
+def twilio_routes(
+    bot: TwilioBot, settings: TwilioSettings | None = None, *, drain: Drain | None = None
+) -> list[BaseRoute]:
+    """The ``POST /twiml`` route and the ``/twilio`` WebSocket route, for any Starlette app.
+
+    Once ``drain`` begins, the webhook answers 503 and a new stream is closed with 1013 (calls
+    in progress go on: the bot decides how they end).
+    """
     settings = settings or TwilioSettings()
     call_ids = itertools.count(1)
     live: set[str] = set()
 
     async def twiml_endpoint(request: Request) -> Response:
+        if drain is not None and drain.draining:
+            return PlainTextResponse(f"{NOT_TAKING}\n", status_code=503)
         host = settings.public_host or request.headers.get("host", "")
         if not _HOST.fullmatch(host):
             return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
@@ -123,6 +132,10 @@ def twilio_routes(bot: TwilioBot, settings: TwilioSettings | None = None) -> lis
             await websocket.close(1008, "invalid Twilio signature")  # before accept: HTTP 403
             return
         await websocket.accept()
+        if drain is not None and drain.draining:
+            log.info("%s: refused: the server is draining", name)
+            await websocket.close(1013, NOT_TAKING)
+            return
         if len(live) >= settings.max_calls:
             log.warning("%s: refused: %d calls already", name, len(live))
             await websocket.close(1013, "too many calls")

@@ -44,6 +44,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from transports.drain import NOT_TAKING, Drain
+
 log = logging.getLogger("warmline.webrtc")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
@@ -81,8 +83,10 @@ class WebRTCEndpoint:
         max_calls: int = 16,
         end_grace_s: float = 2.0,
         liveness_poll_s: float = 0.5,
+        drain: Drain | None = None,
     ) -> None:
         self._bot = bot
+        self._drain = drain
         self._path = path
         self._handler = SmallWebRTCRequestHandler(ice_servers=ice_servers or [])
         self._max_calls = max_calls
@@ -133,6 +137,8 @@ class WebRTCEndpoint:
             return _error(400, f"expected an offer, got {offer.type[:20]!r}")
         if "\nm=audio " not in offer.sdp.replace("\r\n", "\n"):
             return _error(400, "the offer has no audio section: a call needs the microphone")
+        if offer.pc_id is None and self._drain is not None and self._drain.draining:
+            return _error(503, NOT_TAKING)
         if offer.pc_id is None and (self._closed or len(self._calls) >= self._max_calls):
             return _error(503, "no room for another call")
         try:

@@ -1,8 +1,11 @@
 """``warmline serve``: the WebSocket server and browser player on one warm model.
 
 Binds 127.0.0.1 by default and refuses any other address without ``--token`` (or ``--insecure``),
-before loading anything. uvicorn runs in this process's event loop; Ctrl-C (or SIGTERM) closes
-every connection with 1012, frees the sessions, stops the workers and exits 0 without a trace.
+before loading anything. uvicorn runs in this process's event loop. SIGTERM (or Ctrl-C) drains:
+``/healthz`` answers 503, new WebSockets get 1013, every turn in progress finishes and sends its
+``done``, then its connection closes with 1001; after ``--drain-s`` what is left is closed with
+1012. A second Ctrl-C ends it all at once. Then the sessions are freed, the workers stop and the
+process exits 0 without a trace.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import contextlib
 import os
 import sys
 
-from transports.security import TOKEN_ENV, check_bind
+from transports.drain import DEFAULT_DRAIN_S
+from transports.security import INSECURE_ENV, TOKEN_ENV, check_bind, insecure_from_env
 from transports.serve import ServeOptions, serve_app
 from transports.ws.protocol import Encoding
 from transports.ws.server import create_app
@@ -29,7 +33,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         host=args.host,
         port=args.port,
         token=args.token or None,
-        insecure=args.insecure,
+        insecure=args.insecure or insecure_from_env(os.environ),
         allow_origins=tuple(args.allow_origin or ()),
         voice=args.voice,
         sample_rate=args.sample_rate,
@@ -63,10 +67,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
             max_sessions=settings.max_sessions,
             ws_max_bytes=settings.hard_max_message_bytes,
             banner=lambda url: f"warmline: serving on http://{url}/ (WebSocket ws://{url}/ws)",
+            drain_s=args.drain_s,
         )
         asyncio.run(
             serve_app(
-                lambda runtime: create_app(runtime, settings),
+                lambda runtime, drain: create_app(runtime, settings, drain=drain),
                 options,
                 prepare=lambda runtime: _check_voice(settings, runtime),
             )
@@ -90,7 +95,11 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=os.environ.get(TOKEN_ENV),
         help=f"require this token (Authorization: Bearer, or ?token=); default ${TOKEN_ENV}",
     )
-    p.add_argument("--insecure", action="store_true", help="allow a non-loopback --host without a token")
+    p.add_argument(
+        "--insecure",
+        action="store_true",
+        help=f"allow a non-loopback --host without a token (default ${INSECURE_ENV}=1)",
+    )
     p.add_argument(
         "--allow-origin",
         action="append",
@@ -103,6 +112,12 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--max-sessions", type=int, default=d.max_sessions, help=f"default {d.max_sessions}")
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="model backend")
+    p.add_argument(
+        "--drain-s",
+        type=float,
+        default=DEFAULT_DRAIN_S,
+        help=f"after SIGTERM, how long turns in progress may take to finish (default {DEFAULT_DRAIN_S:g})",
+    )
     limits = p.add_argument_group("limits per connection")
     limits.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
     limits.add_argument("--max-turn-chars", type=int, default=d.max_turn_chars)

@@ -5,6 +5,11 @@ Three tasks, named after the connection, started and cancelled-and-awaited by ``
     reader   client messages -> rate limit -> parse_command -> engine verbs; replies and errors
     writer   engine frames and Done -> pacing -> encoded messages
     sender   encoded messages (``ws_outbox.Outbox``: bounded, one item type) -> the socket
+    drainer  (with a ``Drain``) once the server drains: close 1001 when no turn is left and
+             everything queued is written, 1012 at the drain's bound
+
+While the server drains, a command that would begin a new turn is answered ``draining``; the turn
+in progress takes its injects, ``flush``, ``pause``/``resume`` and ends with its ``done``.
 
 Turn semantics. By default (dia2stream compatible) every ``start``/``inject`` is a whole
 utterance: the engine gets the text and a flush, and a ``done`` follows its audio. One arriving
@@ -46,6 +51,7 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from transports import g711
+from transports.drain import DRAIN_TIME_UP, GOING_AWAY, Drain, Draining
 from transports.security import TokenBucket
 from transports.ws import protocol as wp
 from transports.ws.metrics import ServerMetrics
@@ -75,8 +81,10 @@ class WsConnection:
         *,
         voice: str,
         name: str,
+        drain: Drain | None = None,
     ) -> None:
         self._ws = websocket
+        self._drain = drain
         self._session = session
         self._settings = settings
         self._metrics = metrics
@@ -97,6 +105,8 @@ class WsConnection:
         self._bucket = TokenBucket(settings.commands_per_s, settings.command_burst, clock=settings.clock)
         self._rate_limited = False
         self._ran = False
+        #: the close this connection sent, once it has (None: the client left, or not yet)
+        self.closed_with: tuple[int, str] | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -113,6 +123,8 @@ class WsConnection:
             asyncio.create_task(self._write_loop(), name=f"{self._name}-writer"),
             asyncio.create_task(self._outbox.run(self._ws), name=f"{self._name}-sender"),
         ]
+        if self._drain is not None:
+            tasks.append(asyncio.create_task(self._leave_on_drain(self._drain), name=f"{self._name}-drainer"))
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -135,8 +147,18 @@ class WsConnection:
             return 1011, "internal error"
         return None
 
+    async def _leave_on_drain(self, drain: Drain) -> None:
+        """Once the server drains: go when the turn in progress is done, or at the drain's bound."""
+        await drain.wait_begun()
+        while True:
+            if self._turns.idle and self._outbox.idle:
+                raise CloseConnection(*GOING_AWAY)
+            if await drain.wait_expired(FRAME_S):
+                raise CloseConnection(*DRAIN_TIME_UP)
+
     async def _close(self, code: int, reason: str) -> None:
         log.info("%s: closing (%d %s)", self._name, code, reason)
+        self.closed_with = (code, reason)
         try:
             async with asyncio.timeout(self._settings.close_timeout_s):
                 await self._ws.close(code, reason)
@@ -254,13 +276,22 @@ class WsConnection:
                     )
                 turns.add_text(running, text)  # a streamed turn's injects add up (flushed: refused)
                 return
+            self._refuse_new_turn_if_draining()
             turns.start(turns.replace_all(now_s=now, text=text, held=held))
             return
+        self._refuse_new_turn_if_draining()
         if taking_text:
             turns.open(now_s=now, text=text, complete=True, held=held)  # waits for the turn's done
             return
         # From a pause, the new text replaces the paused remainder and whatever was waiting.
         turns.start(turns.replace_all(now_s=now, text=text, complete=True, held=held))
+
+    def _refuse_new_turn_if_draining(self) -> None:
+        if self._drain is not None and self._drain.draining:
+            raise Draining(
+                "the server is draining: the turn in progress finishes, no new turn begins; "
+                "reconnect to another instance"
+            )
 
     async def _configure(self, command: wp.ConfigureCommand) -> None:
         if not self._turns.idle:

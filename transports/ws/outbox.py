@@ -46,6 +46,12 @@ class Outbox:
         self._room = asyncio.Event()  # set by the sender once the queue is below the low watermark
         self._stall_timeout_s = stall_timeout_s
         self._metrics = metrics
+        self._unsent = 0  # queued, or taken by the sender and not yet written
+
+    @property
+    def idle(self) -> bool:
+        """Everything queued has been written to the socket."""
+        return self._unsent == 0
 
     def put(self, data: str | bytes) -> None:
         """Queue a message; raises CloseConnection when the client has let the queue fill up."""
@@ -54,6 +60,7 @@ class Outbox:
         except asyncio.QueueFull:
             self._metrics.rejected.labels("slow_client").inc()
             raise _slow_client() from None
+        self._unsent += 1
 
     async def wait_for_room(self) -> None:
         """Return once the queue is below half full; raises CloseConnection after a stall."""
@@ -80,6 +87,8 @@ class Outbox:
                     await websocket.send_text(item.data)
             except (WebSocketDisconnect, OSError):
                 return
+            finally:
+                self._unsent -= 1
 
 
 __all__ = ["CloseConnection", "Outbox", "Outgoing"]

@@ -10,6 +10,9 @@ token when one is set). Each WebSocket gets its own engine session on the shared
 ``ws_connection`` for the protocol); over ``max_sessions`` the socket is accepted and closed with
 1013. Origin and token are checked before the upgrade (403 / 401).
 
+With a ``Drain`` (``transports.drain``), once it begins ``/healthz`` answers 503 ``"draining"``,
+new WebSockets are closed with 1013, and each connection closes itself once its turn is done.
+
 This module owns admission and wiring only; the protocol lives in ``protocol`` (pure) and
 ``connection`` (one client), and ``transports.serve`` runs the app. The runtime belongs to the
 caller, who closes it.
@@ -31,6 +34,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
+from transports.drain import NOT_TAKING, Drain
 from transports.security import origin_ok, request_token, token_ok
 from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
@@ -54,16 +58,28 @@ class ServerState:
     runtime: EngineRuntime
     settings: ServerSettings
     metrics: ServerMetrics
+    #: the server's drain (one that never begins when the app was given none)
+    drain: Drain
     connections: int = 0
     model_loaded: bool = False
 
+    @property
+    def status(self) -> str:
+        if self.drain.draining:
+            return "draining"
+        return "ok" if self.model_loaded else "starting"
+
 
 def create_app(
-    runtime: EngineRuntime, settings: ServerSettings | None = None, *, metrics: ServerMetrics | None = None
+    runtime: EngineRuntime,
+    settings: ServerSettings | None = None,
+    *,
+    metrics: ServerMetrics | None = None,
+    drain: Drain | None = None,
 ) -> Starlette:
     """The ASGI app serving protocol v1 on ``runtime``; ``app.state.warmline`` is its ServerState."""
     settings = settings or ServerSettings()
-    state = ServerState(runtime, settings, metrics or ServerMetrics())
+    state = ServerState(runtime, settings, metrics or ServerMetrics(), drain or Drain())
     conn_ids = itertools.count(1)
 
     @contextlib.asynccontextmanager
@@ -81,13 +97,14 @@ def create_app(
     async def healthz(request: Request) -> Response:
         return JSONResponse(
             {
-                "status": "ok" if state.model_loaded else "starting",
+                "status": state.status,
                 "sessions": runtime.session_count,
                 "connections": state.connections,
                 "max_sessions": settings.max_sessions,
                 "model_loaded": state.model_loaded,
                 "protocol": PROTOCOL_VERSION,
-            }
+            },
+            status_code=200 if state.status == "ok" else 503,
         )
 
     async def metrics_endpoint(request: Request) -> Response:
@@ -138,6 +155,11 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
         mark_denied()
         await websocket.send_denial_response(_unauthorized())
         return
+    if state.drain.draining:
+        metrics.rejected.labels("draining").inc()
+        await websocket.accept()
+        await websocket.close(1013, NOT_TAKING)
+        return
     if state.connections >= settings.max_sessions:
         metrics.rejected.labels("max_sessions").inc()
         await websocket.accept()
@@ -161,7 +183,13 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
             await websocket.close(1013, str(exc)[:120])
             return
         voice = settings.voice or state.runtime.backend.default_voice
-        await WsConnection(websocket, session, settings, metrics, voice=voice, name=name).run()
+        connection = WsConnection(
+            websocket, session, settings, metrics, voice=voice, name=name, drain=state.drain
+        )
+        with state.drain.job(name) as job:
+            await connection.run()
+            closed = connection.closed_with
+            job.outcome = "the client left" if closed is None else f"closed {closed[0]}: {closed[1]}"
     finally:
         state.connections -= 1
         metrics.sessions.set(state.connections)

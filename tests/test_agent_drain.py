@@ -1,0 +1,101 @@
+"""``warmline call`` drains: a live phone call is ended politely, new calls are sent elsewhere.
+
+A simulated Twilio carrier on the real ``/twilio`` endpoint asks a question and hears its answer;
+then the server drains with a bound just past ``GOODBYE_LEAD_S``: the bot says its goodbye, the
+carrier hears all of it (judged by the recognizer) and the call ends well before the bound;
+meanwhile the webhook answers 503, a new stream 1013 and ``/healthz`` 503.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from asr import DISTRACTORS, normalize
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from agent.pipeline import AgentParts
+from agent.responder import DEMO_INTENTS, DEMO_PHRASES, pick_intent
+from agent.server import GOODBYE, GOODBYE_LEAD_S, AgentSettings, create_agent_app
+from agent.stt import PocketsphinxSTTService
+from transports import g711
+from transports.drain import Drain
+from transports.serve import serving
+from transports.twilio.carrier import Carrier
+from transports.ws.settings import ServerSettings
+from tts_service.engine.ports import Backend
+from tts_service.runtime import EngineRuntime
+from tts_service.speech import spoken_pcm
+
+QUESTION = "What time do you open?"
+#: bounds on every wait, in 20 ms ticks (safety nets against hangs, not timing assertions)
+MAX_TICKS = 1500
+
+
+def status_of(url: str, *, data: bytes | None = None) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=10) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_a_drained_phone_call_hears_a_goodbye_and_new_calls_are_turned_away(
+    hibari_backend: Backend, recognizer: Callable[..., str | None]
+) -> None:
+    result: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with EngineRuntime(hibari_backend, workers=1) as runtime:
+            parts = AgentParts(runtime=runtime, stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES))
+            drain = Drain()
+            app = create_agent_app(runtime, AgentSettings(), parts=parts, drain=drain)
+            state = app.state.agent
+            async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                async with connect(f"ws://{host}:{port}/twilio", max_size=None) as ws:
+                    carrier = Carrier(ws)
+                    clock = asyncio.create_task(carrier.run(), name="test-carrier")
+                    try:
+                        await carrier.begin()
+                        await carrier.wait_until(lambda c: c.tick >= 10, max_ticks=MAX_TICKS)
+                        carrier.say(g711.encode(spoken_pcm(hibari_backend, QUESTION, 8000)).tobytes())
+                        assert await carrier.wait_until(lambda c: c.idle_for(50), max_ticks=MAX_TICKS)
+                        drained_at = carrier.tick
+                        drain.begin(GOODBYE_LEAD_S + 0.5)
+                        base = f"http://{host}:{port}"
+                        result["healthz"] = await asyncio.to_thread(status_of, f"{base}/healthz")
+                        result["twiml"] = await asyncio.to_thread(
+                            status_of, f"{base}/twiml", data=b"CallSid=CA1"
+                        )
+                        async with connect(f"ws://{host}:{port}/twilio") as late:
+                            try:
+                                await asyncio.wait_for(late.recv(), 10)
+                            except ConnectionClosed as exc:
+                                result["late_close"] = exc.rcvd.code if exc.rcvd else None
+                        # the bot says goodbye and hangs up: the stream closes (bounded wait)
+                        for _ in range(MAX_TICKS):
+                            if state.calls["twilio"] == 0:
+                                break
+                            await asyncio.sleep(0.02)
+                        result["remaining_s"] = drain.remaining_s()
+                        result["goodbye"] = b"".join(
+                            p.payload for p in carrier.log.played if p.tick > drained_at
+                        )
+                    finally:
+                        clock.cancel()
+                        await asyncio.gather(clock, return_exceptions=True)
+                result["in_time"] = await asyncio.wait_for(drain.wait_empty(), 60)
+                result["record"] = state.recent[-1]
+
+    asyncio.run(main())
+    assert result["healthz"] == 503 and result["twiml"] == 503
+    assert result["late_close"] == 1013
+    assert result["in_time"] is True and result["remaining_s"] > 0, result
+    grammar = [GOODBYE, *(i.answer for i in DEMO_INTENTS), *DISTRACTORS]
+    assert recognizer(g711.decode(result["goodbye"]), 8000, grammar) == " ".join(normalize(GOODBYE))
+    assistant = [m["content"] for m in result["record"].messages if m["role"] == "assistant"]
+    assert normalize(assistant[0]) == normalize(pick_intent(QUESTION).answer)
