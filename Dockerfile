@@ -6,6 +6,11 @@
 # GPU backends (pocket, dia2) need torch with CUDA: build FROM a CUDA runtime image with Python 3.11
 # instead (e.g. BASE=pytorch/pytorch:<version>-cuda12.x-cudnn9-runtime, which ships torch) and
 # pass EXTRAS=pocket. No secrets belong in the image: pass the token at run time (WARMLINE_TOKEN).
+#
+# The server refuses to start without WARMLINE_TOKEN (it listens on every interface here); set
+# WARMLINE_INSECURE=1 to opt out, for a local try or behind something that authenticates.
+# `docker stop` sends SIGTERM: the server drains (turns in progress finish, up to --drain-s,
+# 30 s) and exits 0; give it the time with `docker run --stop-timeout 40` (Docker waits 10 s).
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 
@@ -28,5 +33,5 @@ EXPOSE 8765
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
     CMD python -c "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8765/healthz', timeout=4).status == 200 else 1)"
 
-# --insecure only for a local try: in production set WARMLINE_TOKEN and drop --insecure.
-CMD ["warmline", "serve", "--host", "0.0.0.0", "--insecure"]
+STOPSIGNAL SIGTERM
+CMD ["warmline", "serve", "--host", "0.0.0.0"]

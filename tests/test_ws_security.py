@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from agent.cli import main
 from transports.security import (
+    INSECURE_ENV,
+    TOKEN_ENV,
     InsecureBindError,
     TokenBucket,
     check_bind,
+    insecure_from_env,
     is_loopback,
     origin_ok,
     request_token,
@@ -43,6 +49,27 @@ def test_serve_refuses_a_public_address_before_loading_anything(capsys: pytest.C
     """`warmline serve --host 0.0.0.0` exits 2 with one line, without starting a server."""
     assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "insecure_bind" in capsys.readouterr().err
+
+
+def test_the_docker_image_refuses_to_serve_without_a_token_unless_told_to(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The image's CMD, run without $WARMLINE_TOKEN, exits 2 naming both ways out; the opt-in is
+    explicit ($WARMLINE_INSECURE=1 or --insecure) and a garbled one is refused, not taken as yes."""
+    dockerfile = (Path(__file__).resolve().parent.parent / "Dockerfile").read_text()
+    (cmd_line,) = [line for line in dockerfile.splitlines() if line.startswith("CMD ")]
+    cmd = json.loads(cmd_line.removeprefix("CMD "))
+    assert cmd[:2] == ["warmline", "serve"] and "--insecure" not in cmd
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    monkeypatch.delenv(INSECURE_ENV, raising=False)
+    assert main([*cmd[1:], "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "insecure_bind" in err and TOKEN_ENV in err and f"{INSECURE_ENV}=1" in err
+    monkeypatch.setenv(INSECURE_ENV, "maybe")
+    assert main([*cmd[1:], "--port", "0"]) == 2
+    assert INSECURE_ENV in capsys.readouterr().err
+    assert insecure_from_env({INSECURE_ENV: "1"}) and not insecure_from_env({INSECURE_ENV: "0"})
+    assert not insecure_from_env({})
 
 
 def test_token_comes_from_bearer_header_or_query() -> None:

@@ -23,6 +23,18 @@ from tts_service.errors import InvalidInputError
 
 #: where every server command (``warmline serve``, ``warmline call``) reads its token by default
 TOKEN_ENV = "WARMLINE_TOKEN"
+#: ``--insecure`` from the environment ("1"), the explicit opt-in a container can be given
+INSECURE_ENV = "WARMLINE_INSECURE"
+
+
+def insecure_from_env(environ: Mapping[str, str]) -> bool:
+    """Whether ``$WARMLINE_INSECURE`` opts in to serving without a token ("1", "true", "yes")."""
+    value = environ.get(INSECURE_ENV, "").strip().lower()
+    if value in ("", "0", "false", "no"):
+        return False
+    if value in ("1", "true", "yes"):
+        return True
+    raise InvalidInputError(f"${INSECURE_ENV} must be 1 or 0, not {value[:20]!r}")
 
 
 class InsecureBindError(InvalidInputError):
@@ -46,8 +58,9 @@ def check_bind(host: str, *, token: str | None, insecure: bool) -> None:
     if is_loopback(host) or token or insecure:
         return
     raise InsecureBindError(
-        f"refusing to serve on {host} without --token: anyone who can reach it could use it "
-        "(pass --token SECRET, or --insecure if something else guards it)"
+        f"refusing to serve on {host} without a token: anyone who can reach it could use it "
+        f"(pass --token SECRET or ${TOKEN_ENV}; or --insecure or ${INSECURE_ENV}=1 if something "
+        "else guards it)"
     )
 
 
