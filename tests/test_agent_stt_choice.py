@@ -299,8 +299,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[AgentSettings]:
     """``warmline call`` with ``serve_agent`` replaced: the settings it would have served."""
     settings: list[AgentSettings] = []
 
-    async def fake_serve(s: AgentSettings, *, backend: str, workers: int) -> None:
-        del backend, workers
+    async def fake_serve(s: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+        del backend, workers, drain_s
         settings.append(s)
 
     monkeypatch.setattr("agent.server.serve_agent", fake_serve)

@@ -236,8 +236,8 @@ def test_warmline_call_hands_the_vad_to_the_server(monkeypatch: pytest.MonkeyPat
     """``warmline call --vad webrtc`` serves with ``AgentSettings(vad="webrtc")``."""
     served: list[AgentSettings] = []
 
-    async def fake_serve(settings: AgentSettings, *, backend: str, workers: int) -> None:
-        del backend, workers
+    async def fake_serve(settings: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+        del backend, workers, drain_s
         served.append(settings)
 
     monkeypatch.setattr("agent.server.serve_agent", fake_serve)

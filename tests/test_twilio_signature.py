@@ -347,8 +347,8 @@ def test_warmline_call_reads_the_twilio_auth_token_from_the_environment(
     """$TWILIO_AUTH_TOKEN reaches AgentSettings (no flag takes it); unset or empty, it stays None."""
     served: list[AgentSettings] = []
 
-    async def fake_serve(s: AgentSettings, *, backend: str, workers: int) -> None:
-        del backend, workers
+    async def fake_serve(s: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+        del backend, workers, drain_s
         served.append(s)
 
     monkeypatch.setattr("agent.server.serve_agent", fake_serve)
