@@ -16,7 +16,7 @@ import numpy.typing as npt
 from websockets.asyncio.client import ClientConnection
 
 from transports.drain import Drain
-from transports.serve import serving
+from transports.serve import USER_TIMEOUT_S, serving
 from transports.ws import protocol as wp
 from transports.ws.server import ServerState, create_app
 from transports.ws.settings import ServerSettings
@@ -74,13 +74,20 @@ class LiveServer:
 
 @contextlib.asynccontextmanager
 async def live_server(
-    backend: Backend, settings: ServerSettings | None = None, *, drain: Drain | None = None
+    backend: Backend,
+    settings: ServerSettings | None = None,
+    *,
+    drain: Drain | None = None,
+    user_timeout_s: float = USER_TIMEOUT_S,
 ) -> AsyncIterator[LiveServer]:
     """A server on 127.0.0.1 and an ephemeral port, with its own runtime over ``backend``."""
     settings = settings or ServerSettings()
     async with EngineRuntime(backend, workers=2, max_sessions=256) as runtime:
         app = create_app(runtime, settings, drain=drain)
-        async with serving(app, settings, host="127.0.0.1", port=0) as (host, port):
+        async with serving(app, settings, host="127.0.0.1", port=0, user_timeout_s=user_timeout_s) as (
+            host,
+            port,
+        ):
             yield LiveServer(host, port, app.state.warmline)
 
 

@@ -44,6 +44,12 @@ log = logging.getLogger("warmline.serve")
 #: half a minute of audio in the kernel before the send queue noticed. 64 KiB is still seconds of
 #: audio at any rate the server sends.
 SEND_BUFFER_BYTES = 64 * 1024
+#: how long the kernel keeps a connection whose peer acknowledges nothing, its receive window
+#: shut included (TCP_USER_TIMEOUT, Linux; accepted sockets inherit it). A client that stops
+#: reading is dropped by its connection first (1008 after the send queue's stall), but that close
+#: frame cannot reach a peer that reads nothing, and asyncio's close waits to flush what it holds:
+#: without this the descriptor stayed open for as long as the peer held its end.
+USER_TIMEOUT_S = 20.0
 #: the largest WebSocket message uvicorn takes when the app sets no limit of its own
 DEFAULT_WS_MAX_BYTES = 4 * 65536
 
@@ -95,7 +101,7 @@ class Server(uvicorn.Server):
         yield
 
 
-def bind_socket(host: str, port: int) -> socket.socket:
+def bind_socket(host: str, port: int, *, user_timeout_s: float = USER_TIMEOUT_S) -> socket.socket:
     """A listening socket on ``host:port`` (0: any free port); raises BindError.
 
     It listens at once, so clients that connect before the server is started wait in the backlog
@@ -111,6 +117,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)  # accepted sockets inherit it
+        if hasattr(socket, "TCP_USER_TIMEOUT") and kind == socket.SOCK_STREAM:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(user_timeout_s * 1000))
         sock.bind(addr)
         sock.listen(socket.SOMAXCONN)
     except OSError as exc:
@@ -223,13 +231,14 @@ async def serving(
     port: int = 0,
     ws_max_bytes: int = DEFAULT_WS_MAX_BYTES,
     log_level: str = "warning",
+    user_timeout_s: float = USER_TIMEOUT_S,
 ) -> AsyncIterator[tuple[str, int]]:
     """Run ``app`` with uvicorn in this event loop; yields the bound (host, port).
 
     ``settings`` (a ``ServerSettings``) sets the WebSocket message limit its app expects.
     """
     limit = settings.hard_max_message_bytes if settings is not None else ws_max_bytes
-    sock = bind_socket(host, port)
+    sock = bind_socket(host, port, user_timeout_s=user_timeout_s)
     server = make_server(app, ws_max_bytes=limit, log_level=log_level)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="warmline-uvicorn")
     try:
@@ -249,6 +258,7 @@ async def serving(
 __all__ = [
     "DEFAULT_WS_MAX_BYTES",
     "SEND_BUFFER_BYTES",
+    "USER_TIMEOUT_S",
     "BindError",
     "RedactTokens",
     "ServeOptions",
