@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import urllib.error
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
@@ -309,6 +310,28 @@ def test_twiml_connects_the_call_to_the_stream_endpoint_with_parameters() -> Non
             '<Parameter name="CallSid" value="CA9"/>'
             "</Stream></Connect></Response>"
         )
+
+    run(main)
+
+
+def test_a_webhook_body_over_64_kib_is_refused_413_and_a_small_one_still_works() -> None:
+    """/twiml reads a form only up to its bound; a larger one is refused, not read and answered."""
+
+    async def main() -> None:
+        async def no_bot(call: TwilioCall) -> None:
+            del call
+
+        app = Starlette(routes=twilio_routes(no_bot))
+        async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+            with pytest.raises(urllib.error.HTTPError) as info:
+                await asyncio.to_thread(
+                    post, f"http://{host}:{port}/twiml", "CallSid=" + "x" * 70_000, "b.example"
+                )
+            assert info.value.code == 413
+            status, _ = await asyncio.to_thread(
+                post, f"http://{host}:{port}/twiml", "CallSid=CA1", "b.example"
+            )
+            assert status == 200
 
     run(main)
 

@@ -22,10 +22,18 @@ from transports.serve import serving
 from transports.webrtc.endpoint import WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.ws.settings import ServerSettings
 
-#: an audio offer without ICE credentials: aiortc refuses it before any candidate is gathered
+#: an audio offer without ICE credentials or a fingerprint: it could never connect
 NO_ICE_SDP = (
     "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\n"
     "c=IN IP4 0.0.0.0\r\na=rtpmap:111 opus/48000/2\r\na=mid:0\r\na=sendrecv\r\n"
+)
+#: with credentials and a fingerprint, but no rtcp-mux: aiortc refuses it while negotiating
+NO_MUX_SDP = (
+    NO_ICE_SDP
+    + "a=ice-ufrag:abcd\r\na=ice-pwd:abcdefghijklmnopqrstuvwx\r\n"
+    + "a=fingerprint:sha-256 "
+    + ":".join(["AB"] * 32)
+    + "\r\na=setup:actpass\r\n"
 )
 
 
@@ -58,7 +66,13 @@ def test_bad_offers_are_answered_with_the_reason_and_start_no_call() -> None:
                     ("/api/offer", json.dumps({"sdp": "v=0", "type": "answer"}).encode()),
                     ("/api/offer", json.dumps({"sdp": "this is not sdp", "type": "offer"}).encode()),
                     ("/api/offer", json.dumps({"sdp": NO_ICE_SDP, "type": "offer"}).encode()),
-                    ("/full", json.dumps({"sdp": NO_ICE_SDP, "type": "offer"}).encode()),
+                    ("/api/offer", json.dumps({"sdp": NO_MUX_SDP, "type": "offer"}).encode()),
+                    ("/api/offer", b"[" * 30_000 + b"]" * 30_000),  # nested past the parser's depth
+                    (
+                        "/api/offer",
+                        json.dumps({"sdp": NO_MUX_SDP, "type": "offer", "pc_id": "bogus-1"}).encode(),
+                    ),
+                    ("/full", json.dumps({"sdp": NO_MUX_SDP, "type": "offer"}).encode()),
                 ]
                 out = []
                 for path, body in bodies:
@@ -72,12 +86,39 @@ def test_bad_offers_are_answered_with_the_reason_and_start_no_call() -> None:
             assert endpoint.calls == 0
 
     answers = asyncio.run(main())
-    assert [status for status, _ in answers] == [400, 400, 400, 400, 503]
+    assert [status for status, _ in answers] == [400, 400, 400, 400, 400, 400, 404, 503]
     assert "JSON with sdp and type" in answers[0][1]
     assert "expected an offer" in answers[1][1]
     assert "no audio section" in answers[2][1]
-    assert "unusable offer: ValueError" in answers[3][1]
-    assert "no room" in answers[4][1]
+    assert "cannot connect: it has no a=ice-ufrag, a=ice-pwd, a=fingerprint" in answers[3][1]
+    assert answers[4][1] == "unusable offer: its SDP could not be negotiated"  # no library internals
+    assert "JSON with sdp and type" in answers[5][1]
+    assert "no call in progress has that pc_id" in answers[6][1]
+    assert "no room" in answers[7][1]
+
+
+def test_a_huge_offer_is_refused_before_it_is_read() -> None:
+    """A body announcing 200 MiB gets 413 at once: the server reads none of it."""
+
+    async def main() -> tuple[int, bytes]:
+        endpoint = WebRTCEndpoint(never_called)
+        app = Starlette(routes=[*endpoint.routes()])
+        try:
+            async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                reader, writer = await asyncio.open_connection(host, port)
+                writer.write(
+                    b"POST /api/offer HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 209715200\r\n\r\n" + b"{" * 65536
+                )
+                await writer.drain()
+                status_line = await asyncio.wait_for(reader.readline(), 30)
+                writer.close()
+                return int(status_line.split()[1]), status_line
+        finally:
+            await endpoint.aclose()
+
+    status, line = asyncio.run(main())
+    assert status == 413, line
 
 
 class StandInConnection:

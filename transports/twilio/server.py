@@ -44,10 +44,12 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
+from transports.http_body import BodyTooLarge, read_body
 from transports.twilio.call import TwilioCall
 from transports.twilio.protocol import TwilioProtocolError
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
 from tts_service.engine.clock import Clock, monotonic
+from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.twilio")
 
@@ -109,9 +111,14 @@ def twilio_routes(
         host = settings.public_host or request.headers.get("host", "")
         if not _HOST.fullmatch(host):
             return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
-        body = await request.body()
+        try:
+            body = await read_body(request, max_bytes=_MAX_FORM_BYTES)
+        except BodyTooLarge:
+            return PlainTextResponse("request body too large\n", status_code=413)
+        except InvalidInputError as exc:
+            return PlainTextResponse(f"{exc}\n", status_code=400)
         # blank values too: Twilio signs every field it sent, empty ones included
-        form = parse_qs(body[:_MAX_FORM_BYTES].decode("utf-8", "replace"), keep_blank_values=True)
+        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
         if not _signed(request, settings, form, websocket=False):
             log.warning(
                 "%s: refused a webhook from %s: invalid Twilio signature", request.url.path, _peer(request)

@@ -16,8 +16,11 @@ frame being written, so a barge-in lets at most the rest of one 80 ms frame out,
 owned here: it ends when the bot returns, is cancelled ``end_grace_s`` after the peer connection
 closes or fails (an ICE failure, a hang-up) or the page stops its keep-alive pings (a closed
 tab), and is cancelled and awaited by ``aclose``.
-``PATCH /api/offer`` takes trickled ICE candidates. A bad offer is answered 400 with the reason;
-beyond ``max_calls`` the answer is 503. Errors of one call are logged, never raised into the loop.
+``PATCH /api/offer`` takes trickled ICE candidates. A bad offer is answered 400 with the reason
+(one that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
+256 KiB 413 before it is read, a ``pc_id`` that is no call's 404; beyond ``max_calls`` the answer
+is 503. A peer that has not connected ``connect_timeout_s`` after its offer frees its slot.
+Errors of one call are logged, never raised into the loop.
 
 ``call_page_routes`` serves the browser call page (``static/call.html``, plain JS, no CDN) at
 ``/``. This module never runs model compute, and never lets a call outlive ``aclose``.
@@ -26,6 +29,7 @@ beyond ``max_calls`` the answer is 503. Errors of one call are logged, never rai
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -45,6 +49,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import NOT_TAKING, Drain
+from transports.http_body import BodyTooLarge, read_body
+from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.webrtc")
 
@@ -83,6 +89,7 @@ class WebRTCEndpoint:
         max_calls: int = 16,
         end_grace_s: float = 2.0,
         liveness_poll_s: float = 0.5,
+        connect_timeout_s: float = 15.0,
         drain: Drain | None = None,
     ) -> None:
         self._bot = bot
@@ -92,6 +99,7 @@ class WebRTCEndpoint:
         self._max_calls = max_calls
         self._end_grace_s = end_grace_s
         self._liveness_poll_s = liveness_poll_s
+        self._connect_timeout_s = connect_timeout_s
         self._calls: dict[str, asyncio.Task[None]] = {}
         self._closed = False
 
@@ -120,23 +128,30 @@ class WebRTCEndpoint:
     # -- routes -------------------------------------------------------------------------------
 
     async def _offer(self, request: Request) -> Response:
-        body = await request.body()
-        if len(body) > _MAX_OFFER_BYTES:
-            return _error(413, "offer too large")
         try:
-            data = await request.json()
+            body = await read_body(request, max_bytes=_MAX_OFFER_BYTES)
+        except BodyTooLarge:
+            return _error(413, "offer too large")
+        except InvalidInputError as exc:
+            return _error(400, str(exc))
+        try:
+            data = json.loads(body)
             offer = SmallWebRTCRequest(
                 sdp=str(data["sdp"]),
                 type=str(data["type"]),
                 pc_id=data.get("pc_id"),
                 restart_pc=bool(data.get("restart_pc", False)),
             )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             return _error(400, f"an offer is JSON with sdp and type ({type(exc).__name__})")
         if offer.type != "offer":
             return _error(400, f"expected an offer, got {offer.type[:20]!r}")
-        if "\nm=audio " not in offer.sdp.replace("\r\n", "\n"):
-            return _error(400, "the offer has no audio section: a call needs the microphone")
+        problem = _unconnectable(offer.sdp)
+        if problem is not None:
+            return _error(400, problem)
+        if offer.pc_id is not None and offer.pc_id not in self._calls:
+            # renegotiation is for a call in progress; a made-up pc_id must not bypass max_calls
+            return _error(404, "no call in progress has that pc_id")
         if offer.pc_id is None and self._drain is not None and self._drain.draining:
             return _error(503, NOT_TAKING)
         if offer.pc_id is None and (self._closed or len(self._calls) >= self._max_calls):
@@ -147,14 +162,14 @@ class WebRTCEndpoint:
             return _error(exc.status_code, str(exc.detail))
         except Exception as exc:  # aiortc rejects an unusable SDP with assorted exception types
             log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, exc)
-            return _error(400, f"unusable offer: {type(exc).__name__}")
+            return _error(400, "unusable offer: its SDP could not be negotiated")
         if answer is None:
             return _error(500, "no answer")
         return JSONResponse(answer)
 
     async def _patch(self, request: Request) -> Response:
         try:
-            data = await request.json()
+            data = json.loads(await read_body(request, max_bytes=_MAX_OFFER_BYTES))
             patch = SmallWebRTCPatchRequest(
                 pc_id=str(data["pc_id"]),
                 candidates=[
@@ -165,7 +180,9 @@ class WebRTCEndpoint:
             await self._handler.handle_patch_request(patch)
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except BodyTooLarge:
+            return _error(413, "candidates too large")
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, InvalidInputError) as exc:
             return _error(400, f"bad candidates ({type(exc).__name__})")
         return Response(status_code=204)
 
@@ -216,10 +233,16 @@ class WebRTCEndpoint:
         """Return once the peer connection closes or fails, or the page stops its keep-alive.
 
         A closed tab sends no goodbye: without this, aiortc notices only when ICE consent
-        expires, about 30 s later. Pipecat counts a page silent for 3 s as disconnected.
+        expires, about 30 s later. Pipecat counts a page silent for 3 s as disconnected. A peer
+        that never connects (its offer promised what it could not keep) frees its call slot
+        after ``connect_timeout_s``.
         """
         seen_alive = False
+        deadline = asyncio.get_running_loop().time() + self._connect_timeout_s
         while not gone.is_set():
+            if not seen_alive and asyncio.get_running_loop().time() > deadline:
+                log.info("%s: the peer never connected; ending the call", name)
+                return
             try:
                 await asyncio.wait_for(gone.wait(), self._liveness_poll_s)
             except TimeoutError:
@@ -237,6 +260,21 @@ async def _disconnect(connection: SmallWebRTCConnection, name: str) -> None:
             await cast(Callable[[], Awaitable[None]], connection.disconnect)()
     except (TimeoutError, OSError, RuntimeError, ConnectionError) as exc:
         log.warning("%s: closing the peer connection failed: %s", name, exc)
+
+
+#: what an offer must carry to ever connect (ICE credentials and the DTLS fingerprint)
+_SDP_NEEDS = ("a=ice-ufrag:", "a=ice-pwd:", "a=fingerprint:")
+
+
+def _unconnectable(sdp: str) -> str | None:
+    """Why an offer can never become a call (no audio, no ICE credentials...), or None."""
+    text = sdp.replace("\r\n", "\n")
+    if "\nm=audio " not in text:
+        return "the offer has no audio section: a call needs the microphone"
+    missing = [line.rstrip(":") for line in _SDP_NEEDS if line not in text]
+    if missing:
+        return f"the offer cannot connect: it has no {', '.join(missing)}"
+    return None
 
 
 def _error(status: int, message: str) -> Response:
