@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from transports.serve import serving
-from transports.uvicorn_compat import INCOMPLETE_HANDSHAKE, TESTED_UVICORN, mark_denied
+from transports.uvicorn_compat import INCOMPLETE_HANDSHAKE, INVALID_UTF8, TESTED_UVICORN, mark_denied
 
 
 def test_the_installed_uvicorn_is_the_tested_release_line() -> None:
@@ -29,9 +29,11 @@ class Records(logging.Handler):
     def __init__(self) -> None:
         super().__init__()
         self.messages: list[str] = []
+        self.records: list[logging.LogRecord] = []
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
+        self.records.append(record)
 
 
 def incomplete_handshake_errors(*, marked: bool) -> list[str]:
@@ -69,3 +71,42 @@ def test_uvicorn_still_logs_the_record_after_an_unmarked_denial() -> None:
 def test_a_marked_denial_logs_nothing() -> None:
     """With the mark (as the servers set it before a 401 or 403) uvicorn's record is dropped."""
     assert incomplete_handshake_errors(marked=True) == []
+
+
+def test_invalid_utf8_from_a_client_closes_1007_with_one_info_line_and_no_traceback() -> None:
+    """uvicorn still closes with 1007 and logs its own record, which the filter makes one INFO line."""
+
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            pass
+
+    records = Records()
+    logger = logging.getLogger("uvicorn.error")
+    closes: list[int | None] = []
+
+    async def main() -> None:
+        app = Starlette(routes=[WebSocketRoute("/ws", echo)])
+        async with serving(app, log_level="info") as (host, port):
+            logger.addHandler(records)
+            reader, writer = await asyncio.open_connection(host, port)
+            writer.write(
+                f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+            )
+            await reader.readuntil(b"\r\n\r\n")
+            payload = b'{"cmd": "\xff"}'
+            writer.write(bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)  # masked, zero key
+            frame = await asyncio.wait_for(reader.read(4), 10)
+            closes.append(int.from_bytes(frame[2:4], "big") if frame[:1] == b"\x88" else None)
+            writer.close()
+            await asyncio.sleep(0.2)
+
+    try:
+        asyncio.run(main())
+    finally:
+        logger.removeHandler(records)
+    assert closes == [1007]
+    mine = [r for r in records.records if "UTF-8" in r.getMessage()]
+    assert len(mine) == 1 and mine[0].levelno == logging.INFO and mine[0].exc_info is None
+    assert INVALID_UTF8 not in records.messages

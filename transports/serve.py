@@ -32,7 +32,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from transports.drain import DEFAULT_DRAIN_S, Drain
-from transports.uvicorn_compat import QuietDenials
+from transports.uvicorn_compat import BadInputIsNoTraceback, QuietDenials
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.errors import WarmlineError
@@ -144,7 +144,7 @@ def make_server(
     # after uvicorn.Config, which (re)configures its loggers; filters survive that
     for name in ("uvicorn.error", "uvicorn.access"):
         target = logging.getLogger(name)
-        for kind in (RedactTokens, QuietDenials):
+        for kind in (RedactTokens, QuietDenials, BadInputIsNoTraceback):
             if not any(isinstance(f, kind) for f in target.filters):
                 target.addFilter(kind())
     return Server(config)
