@@ -285,6 +285,42 @@ def test_malformed_and_out_of_order_streams_end_cleanly_and_other_calls_go_on(
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
+def test_streams_that_never_start_cannot_keep_a_real_call_out() -> None:
+    """With one call slot, two sockets that connect and say nothing: a real stream is still served
+    at once and the silent ones are closed at the handshake bound; silent sockets past
+    ``max_pending`` are turned away at once (1013)."""
+    served: list[str] = []
+
+    async def bot(call: TwilioCall) -> None:
+        served.append(call.start.call_sid)
+        await call.ended.wait()
+
+    async def main() -> None:
+        settings = TwilioSettings(max_calls=1, max_pending=3, handshake_timeout_s=1.0, media_timeout_s=5.0)
+        app = Starlette(routes=twilio_routes(bot, settings))
+        async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+            url = f"ws://{host}:{port}/twilio"
+            async with connect(url) as silent_1, connect(url) as silent_2, connect(url) as real:
+                await real.send(tp.encode_inbound(tp.Connected()))
+                await real.send(tp.encode_inbound(tp.Start(1, "MZ9", "AC1", "CA9")))
+                for _ in range(100):
+                    if served:
+                        break
+                    await asyncio.sleep(0.02)
+                assert served == ["CA9"]  # the one call slot was not held by the silent sockets
+                async with connect(url) as silent_3, connect(url) as silent_4:
+                    await asyncio.wait_for(silent_4.wait_closed(), 10)
+                    assert silent_4.close_code == 1013  # a fourth waiting stream
+                    for silent in (silent_1, silent_2, silent_3):
+                        await asyncio.wait_for(silent.wait_closed(), 10)
+                        assert silent.close_code == 1008  # the handshake bound
+                assert not real.close_code
+                await real.send(tp.encode_inbound(tp.Stop(2, "MZ9", "AC1", "CA9")))
+                await asyncio.wait_for(real.wait_closed(), 10)
+
+    run(main)
+
+
 def test_twiml_connects_the_call_to_the_stream_endpoint_with_parameters() -> None:
     """POST /twiml returns Connect/Stream to wss://HOST/twilio with the caller's fields as Parameters."""
 

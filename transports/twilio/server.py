@@ -15,7 +15,10 @@ request's Host header (when it looks like a host name).
 first, the bot is told (``report_end``) and given ``end_grace_s`` to finish before it is
 cancelled; when the bot returns first, the socket is closed. Both tasks are named after the
 call, cancelled and awaited before the endpoint returns; an error in one call is logged and
-never reaches the event loop or another call. Above ``max_calls`` a stream is closed with 1013.
+never reaches the event loop or another call. A stream takes a call slot only once its ``start``
+has arrived: until then it waits, at most ``handshake_timeout_s``, among at most
+``max_pending`` others, so sockets that connect and say nothing cannot keep a real call out.
+Above ``max_calls`` (or ``max_pending``) a stream is closed with 1013.
 
 With ``auth_token`` (the Twilio account's), every request must carry Twilio's ``X-Twilio-Signature``
 over the URL Twilio requested (``https://`` or ``wss://`` and ``public_host`` when set, else the
@@ -74,7 +77,11 @@ class TwilioSettings:
     #: the Twilio account's auth token: requests must then be signed by Twilio (None: not checked)
     auth_token: str | None = field(default=None, repr=False)
     max_calls: int = 64
-    handshake_timeout_s: float = 10.0
+    #: streams connected but not yet started (Twilio sends ``start`` at once; None: four per call
+    #: slot, at least 16), so sockets that say nothing exhaust this bound, not the calls
+    max_pending: int | None = None
+    #: how long a stream may take to send ``connected`` and ``start``
+    handshake_timeout_s: float = 5.0
     media_timeout_s: float = 10.0
     end_grace_s: float = 2.0
     #: frames sent ahead of the carrier's playback (it holds at most this much of our audio)
@@ -103,7 +110,11 @@ def twilio_routes(
     """
     settings = settings or TwilioSettings()
     call_ids = itertools.count(1)
-    live: set[str] = set()
+    live: set[str] = set()  # started calls
+    pending: set[str] = set()  # accepted streams still waiting for their start
+    max_pending = (
+        settings.max_pending if settings.max_pending is not None else max(16, 4 * settings.max_calls)
+    )
 
     async def twiml_endpoint(request: Request) -> Response:
         if drain is not None and drain.draining:
@@ -143,13 +154,24 @@ def twilio_routes(
             log.info("%s: refused: the server is draining", name)
             await websocket.close(1013, NOT_TAKING)
             return
+        if len(pending) >= max_pending:
+            log.warning("%s: refused: %d streams already waiting for their start", name, len(pending))
+            await websocket.close(1013, "too many streams starting")
+            return
+        pending.add(name)
+        try:
+            call = await _handshake(websocket, settings, name)
+        finally:
+            pending.discard(name)
+        if call is None:
+            return
         if len(live) >= settings.max_calls:
             log.warning("%s: refused: %d calls already", name, len(live))
-            await websocket.close(1013, "too many calls")
+            await call.close(1013, "too many calls")
             return
         live.add(name)
         try:
-            await _serve(websocket, bot, settings, name)
+            await _serve(call, bot, settings, name)
         finally:
             live.discard(name)
 
@@ -193,9 +215,10 @@ def _peer(conn: HTTPConnection) -> str:
     return conn.client.host if conn.client else "an unknown peer"
 
 
-async def _serve(websocket: WebSocket, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
+async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) -> TwilioCall | None:
+    """The call once its stream has said ``connected`` and ``start``; None (socket closed) if not."""
     try:
-        call = await TwilioCall.accept(
+        return await TwilioCall.accept(
             websocket,
             name=name,
             handshake_timeout_s=settings.handshake_timeout_s,
@@ -206,7 +229,10 @@ async def _serve(websocket: WebSocket, bot: TwilioBot, settings: TwilioSettings,
     except TwilioProtocolError as exc:
         log.warning("%s: stream refused (%s): %s", name, exc.code, exc)
         await _close_quietly(websocket, 1008, exc.code)
-        return
+        return None
+
+
+async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
     start = call.start
     log.info(
         "%s: stream %s of call %s started (parameters: %s)",
