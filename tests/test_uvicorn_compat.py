@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import pytest
 from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
-from starlette.routing import WebSocketRoute
+from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
@@ -110,3 +111,60 @@ def test_invalid_utf8_from_a_client_closes_1007_with_one_info_line_and_no_traceb
     mine = [r for r in records.records if "UTF-8" in r.getMessage()]
     assert len(mine) == 1 and mine[0].levelno == logging.INFO and mine[0].exc_info is None
     assert INVALID_UTF8 not in records.messages
+
+
+def test_connections_that_never_complete_a_request_are_closed_but_websockets_live_on() -> None:
+    """Nothing sent, a header byte at a time (slowloris), a trickle after a first response: each
+    closed at the header deadline; a WebSocket open past it keeps working."""
+
+    async def echo(websocket: WebSocket) -> None:
+        await websocket.accept()
+        while (message := await websocket.receive())["type"] != "websocket.disconnect":
+            await websocket.send_text(str(message.get("text")))
+
+    async def hello(request: Any) -> PlainTextResponse:
+        return PlainTextResponse("hi\n")
+
+    async def closed_within(reader: asyncio.StreamReader, bound_s: float) -> bool:
+        try:
+            async with asyncio.timeout(bound_s):
+                while await reader.read(65536):
+                    pass
+            return True
+        except TimeoutError:
+            return False
+
+    async def main() -> dict[str, bool]:
+        app = Starlette(routes=[WebSocketRoute("/ws", echo), Route("/", hello)])
+        out: dict[str, bool] = {}
+        async with (
+            serving(app, log_level="error", header_timeout_s=0.5) as (host, port),
+            connect(f"ws://{host}:{port}/ws") as ws,
+        ):
+            idle_reader, idle_writer = await asyncio.open_connection(host, port)
+            slow_reader, slow_writer = await asyncio.open_connection(host, port)
+            slow_writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")
+
+            async def trickle(writer: asyncio.StreamWriter) -> None:
+                for _ in range(40):
+                    writer.write(b"X")
+                    await asyncio.sleep(0.1)
+
+            dripping = asyncio.create_task(trickle(slow_writer), name="test-slowloris")
+            out["idle closed"] = await closed_within(idle_reader, 10)
+            out["slowloris closed"] = await closed_within(slow_reader, 10)
+            dripping.cancel()
+            await asyncio.gather(dripping, return_exceptions=True)
+            kept_reader, kept_writer = await asyncio.open_connection(host, port)
+            kept_writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            out["answered"] = (await kept_reader.readline()).startswith(b"HTTP/1.1 200")
+            kept_writer.write(b"GET / HT")  # then nothing: the next request never completes
+            out["second request closed"] = await closed_within(kept_reader, 10)
+            await ws.send("still here")
+            out["websocket lives"] = await asyncio.wait_for(ws.recv(), 10) == "still here"
+            for writer in (idle_writer, slow_writer, kept_writer):
+                writer.close()
+        return out
+
+    results = asyncio.run(main())
+    assert all(results.values()), results

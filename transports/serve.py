@@ -32,7 +32,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from transports.drain import DEFAULT_DRAIN_S, Drain
-from transports.uvicorn_compat import BadInputIsNoTraceback, QuietDenials
+from transports.uvicorn_compat import BadInputIsNoTraceback, QuietDenials, header_deadline_protocol
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
 from tts_service.errors import WarmlineError
@@ -50,6 +50,8 @@ SEND_BUFFER_BYTES = 64 * 1024
 #: frame cannot reach a peer that reads nothing, and asyncio's close waits to flush what it holds:
 #: without this the descriptor stayed open for as long as the peer held its end.
 USER_TIMEOUT_S = 20.0
+#: how long a connection may take to send a complete request's headers (slowloris, idle sockets)
+HEADER_TIMEOUT_S = 10.0
 #: the largest WebSocket message uvicorn takes when the app sets no limit of its own
 DEFAULT_WS_MAX_BYTES = 4 * 65536
 
@@ -128,11 +130,17 @@ def bind_socket(host: str, port: int, *, user_timeout_s: float = USER_TIMEOUT_S)
 
 
 def make_server(
-    app: Starlette, *, ws_max_bytes: int = DEFAULT_WS_MAX_BYTES, log_level: str = "info"
+    app: Starlette,
+    *,
+    ws_max_bytes: int = DEFAULT_WS_MAX_BYTES,
+    log_level: str = "info",
+    header_timeout_s: float = HEADER_TIMEOUT_S,
 ) -> Server:
-    """A uvicorn server for ``app``, with the log filters every Warmline server has."""
+    """A uvicorn server for ``app``, with the log filters and request deadline every Warmline
+    server has."""
     config = uvicorn.Config(
         app,
+        http=header_deadline_protocol(header_timeout_s),
         log_level=log_level,
         access_log=False,
         lifespan="on",
@@ -232,6 +240,7 @@ async def serving(
     ws_max_bytes: int = DEFAULT_WS_MAX_BYTES,
     log_level: str = "warning",
     user_timeout_s: float = USER_TIMEOUT_S,
+    header_timeout_s: float = HEADER_TIMEOUT_S,
 ) -> AsyncIterator[tuple[str, int]]:
     """Run ``app`` with uvicorn in this event loop; yields the bound (host, port).
 
@@ -239,7 +248,7 @@ async def serving(
     """
     limit = settings.hard_max_message_bytes if settings is not None else ws_max_bytes
     sock = bind_socket(host, port, user_timeout_s=user_timeout_s)
-    server = make_server(app, ws_max_bytes=limit, log_level=log_level)
+    server = make_server(app, ws_max_bytes=limit, log_level=log_level, header_timeout_s=header_timeout_s)
     task = asyncio.create_task(server.serve(sockets=[sock]), name="warmline-uvicorn")
     try:
         while not server.started:
@@ -257,6 +266,7 @@ async def serving(
 
 __all__ = [
     "DEFAULT_WS_MAX_BYTES",
+    "HEADER_TIMEOUT_S",
     "SEND_BUFFER_BYTES",
     "USER_TIMEOUT_S",
     "BindError",

@@ -10,14 +10,25 @@
   1007 by uvicorn, which also logs it with ``logger.exception`` (ERROR and a traceback, as if the
   server had a bug). The filter turns exactly that record, by its text, into one INFO line.
 
+* ``header_deadline_protocol``: uvicorn's h11 protocol closes a keep-alive connection that is
+  idle after a response, but a connection that never completes its request headers (nothing
+  sent, or one header byte every few seconds: slowloris) stays open for ever, and any byte
+  disarms the keep-alive timer. The subclass gives every request ``timeout_s`` from the
+  connection (or the previous response) to complete its headers, then closes the connection.
+  It relies on ``H11Protocol``'s ``connection_made``, ``connection_lost``, ``handle_events``,
+  ``on_response_complete``, and its ``cycle`` and ``transport`` attributes.
+
 ``TESTED_UVICORN`` is the release line this was read from; ``tests/test_uvicorn_compat.py`` tells
 whether it still holds (a denial logs nothing, an unfinished handshake still logs).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tts_service.tested_version import TestedVersion
 
@@ -27,6 +38,8 @@ INCOMPLETE_HANDSHAKE = "ASGI callable returned without completing"
 
 #: the record uvicorn logs (with a traceback) for a text frame that is not UTF-8 (its own text)
 INVALID_UTF8 = "Invalid UTF-8 sequence received from client."
+
+_log = logging.getLogger("warmline.http")
 
 #: set in a connection's own task once its upgrade was answered with an HTTP denial
 _denied: contextvars.ContextVar[bool] = contextvars.ContextVar("warmline_ws_denied", default=False)
@@ -56,11 +69,58 @@ class BadInputIsNoTraceback(logging.Filter):
         return True
 
 
+class _HeaderDeadlineH11Protocol(H11Protocol):
+    """H11Protocol whose requests must complete their headers in ``header_timeout_s``."""
+
+    header_timeout_s = 10.0
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        before = self.cycle
+        super().handle_events()
+        if self.cycle is not before or self.transport.get_protocol() is not self:
+            self._disarm()  # a request's headers arrived (or the socket became a WebSocket)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()  # the next request on this connection has as long
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = asyncio.get_running_loop().call_later(self.header_timeout_s, self._expire)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing() and self.transport.get_protocol() is self:
+            _log.info("closed a connection that sent no complete request in %g s", self.header_timeout_s)
+            self.transport.close()
+
+
+def header_deadline_protocol(timeout_s: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, closing connections whose request headers take over ``timeout_s``."""
+    return type("HeaderDeadlineH11Protocol", (_HeaderDeadlineH11Protocol,), {"header_timeout_s": timeout_s})
+
+
 __all__ = [
     "INCOMPLETE_HANDSHAKE",
     "INVALID_UTF8",
     "TESTED_UVICORN",
     "BadInputIsNoTraceback",
     "QuietDenials",
+    "header_deadline_protocol",
     "mark_denied",
 ]
