@@ -47,6 +47,7 @@ from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
+from transports.process_metrics import register_process_metrics
 from transports.security import request_token, token_ok
 from transports.serve import ServeOptions, serve_app
 from transports.twilio.call import TwilioCall
@@ -126,6 +127,7 @@ class AgentMetrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        register_process_metrics(self.registry)
         self.calls = Gauge("warmline_agent_calls", "Calls in progress", ["transport"], registry=self.registry)
         self.turns = Counter(
             "warmline_agent_turns", "Bot turns, by outcome", ["outcome"], registry=self.registry

@@ -10,6 +10,8 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from transports.process_metrics import register_process_metrics
+
 #: first-frame latency buckets, seconds: a good turn is under 0.1 s, a bad one over 1 s
 _LATENCY_BUCKETS_S = (0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0)
 
@@ -21,6 +23,7 @@ class ServerMetrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        register_process_metrics(self.registry)
         self.sessions = Gauge("warmline_ws_sessions", "WebSocket sessions open now", registry=self.registry)
         self.frames_sent = Counter(
             "warmline_ws_frames_sent", "80 ms audio frames sent", registry=self.registry

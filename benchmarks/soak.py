@@ -1,0 +1,447 @@
+"""Soak: mixed traffic against ``warmline serve`` and ``warmline call`` for a long time; nothing leaks.
+
+    python benchmarks/soak.py [--minutes 60] [--ws-clients 8] [--calls 2] [--out bench-out]
+
+Both servers run as processes of their own, as deployed (``warmline serve --port 0``, ``warmline
+call --port 0 --demo-grammar``). Against ``serve``, ``--ws-clients`` clients each connect, pick an
+encoding (PCM or mu-law), a rate and a mode (whole utterances or streamed tokens), speak a few
+turns of a random kind (a whole turn; a barge-in that resumes; one that resets; utterances queued
+behind one another; a turn cut by the client vanishing) and disconnect, over and over. Against
+``call``, ``--calls`` simulated Twilio callers (``transports.twilio.carrier``) each ask a
+question, hear the answer (sometimes talking over it, sometimes saying "uh huh") and hang up, over
+and over.
+
+The baseline is each server idle after ``--warmup-s`` of the same traffic (lazily built parts,
+allocator arenas); the final reading is each idle again after the soak. Figures: RSS growth
+(final over baseline), threads, descriptors and asyncio tasks against baseline (from the
+servers' ``/metrics``), client-visible errors, the WebSocket server's late frames, turns and
+calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time). Exits 0;
+``tests/test_soak.py`` runs two minutes of it in CI and asserts from the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import random
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/soak.py``
+
+from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
+
+from transports import g711  # noqa: E402
+from transports.twilio.carrier import Carrier  # noqa: E402
+from transports.ws import protocol as wp  # noqa: E402
+from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
+from tts_service.speech import spoken_pcm  # noqa: E402
+
+SENTENCES = (
+    "Thank you for waiting, your table is ready now.",
+    "I can help you with that, let me check the schedule for tomorrow.",
+    "Hello there, how are you doing today?",
+    "The weather is lovely today, so the terrace is open.",
+)
+QUESTIONS = ("What time do you open?", "Can I book a table for two?", "What is the weather like?")
+BARGE_IN = "Wait, stop please."
+BACKCHANNEL = "Uh huh."
+#: bound on any single wait for a server (a safety net against hangs)
+WAIT_S = 60.0
+#: 20 ms carrier ticks a call may take for any one step
+MAX_TICKS = 1500
+#: the metrics the soak reads from each server's /metrics
+GAUGES = {
+    "rss_mb": "process_resident_memory_bytes",
+    "fds": "process_open_fds",
+    "threads": "warmline_threads",
+    "tasks": "warmline_asyncio_tasks",
+}
+
+
+# -- the servers ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Server:
+    name: str
+    proc: subprocess.Popen[str]
+    address: str
+
+    def metrics(self) -> dict[str, float]:
+        with urllib.request.urlopen(f"http://{self.address}/metrics", timeout=10) as resp:
+            text = resp.read().decode()
+        values: dict[str, float] = {}
+        for line in text.splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+        return values
+
+    def reading(self) -> dict[str, float]:
+        m = self.metrics()
+        out = {key: m.get(metric, float("nan")) for key, metric in GAUGES.items()}
+        out["rss_mb"] /= 1e6
+        out["late_frames"] = m.get("warmline_ws_late_frames_total", 0.0)
+        out["server_errors"] = sum(v for k, v in m.items() if k.startswith("warmline_ws_errors_total"))
+        out["busy"] = m.get("warmline_ws_sessions", 0.0) + sum(
+            v for k, v in m.items() if k.startswith("warmline_agent_calls{")
+        )
+        return out
+
+
+@contextlib.contextmanager
+def server(name: str, *argv: str) -> Any:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent.cli", *argv, "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        match = re.search(r"http://([^/\s]+)/", line)
+        if match is None:
+            raise RuntimeError(f"{name} did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
+        yield Server(name, proc, match.group(1))
+    finally:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+
+
+# -- the traffic ----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Tally:
+    turns: dict[str, int] = field(default_factory=dict)
+    connections: int = 0
+    calls: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def turn(self, kind: str) -> None:
+        self.turns[kind] = self.turns.get(kind, 0) + 1
+
+    def error(self, what: str) -> None:
+        if len(self.errors) < 50:
+            self.errors.append(what)
+        else:
+            self.errors[-1] = f"... and more; last: {what}"
+
+
+async def events_until(ws: ClientConnection, *names: str) -> tuple[int, list[dict[str, Any]]]:
+    """Frames and events until one of ``names``; raises on an error event."""
+    frames, events = 0, []
+    while True:
+        message = await asyncio.wait_for(ws.recv(), WAIT_S)
+        if isinstance(message, bytes):
+            frames += 1
+            continue
+        event = wp.decode_event(message)
+        events.append(event)
+        if event["event"] == "error":
+            raise RuntimeError(f"error event {event['code']}: {event['message'][:80]}")
+        if event["event"] in names:
+            return frames, events
+
+
+async def send(ws: ClientConnection, **command: Any) -> None:
+    await ws.send(json.dumps(command))
+
+
+async def ws_turn(ws: ClientConnection, kind: str, streaming: bool, rng: random.Random) -> None:
+    text = rng.choice(SENTENCES)
+    if kind == "whole":
+        if streaming:
+            await send(ws, cmd="start", text="")
+            for i in range(0, len(text), 4):
+                await send(ws, cmd="inject", text=text[i : i + 4])
+                await asyncio.sleep(0.03)
+            await send(ws, cmd="flush")
+        else:
+            await send(ws, cmd="start", text=text)
+        frames, _ = await events_until(ws, "done")
+        if frames == 0:
+            raise RuntimeError("a turn ended without audio")
+        return
+    if kind == "queued" and not streaming:
+        await send(ws, cmd="start", text=text)
+        await send(ws, cmd="inject", text=rng.choice(SENTENCES))
+        await events_until(ws, "done")
+        await events_until(ws, "done")
+        return
+    await send(ws, cmd="start", text=text)  # a barge-in: pause after a few frames
+    if streaming:
+        await send(ws, cmd="flush")
+    for _ in range(rng.randint(2, 8)):
+        message = await asyncio.wait_for(ws.recv(), WAIT_S)
+        if isinstance(message, str) and wp.decode_event(message)["event"] == "done":
+            return  # a short sentence may end first
+    await send(ws, cmd="pause")
+    await events_until(ws, "paused")
+    await asyncio.sleep(rng.uniform(0.1, 0.5))
+    if kind == "barge_resume":
+        await send(ws, cmd="resume")
+        await events_until(ws, "done")
+    else:
+        await send(ws, cmd="reset")
+        await events_until(ws, "reset")
+
+
+async def ws_client(url: str, rng: random.Random, tally: Tally, until: float) -> None:
+    """Connect, configure, a few turns, leave (sometimes mid-turn, without a goodbye); repeat."""
+    while time.monotonic() < until:
+        try:
+            async with connect(url, max_size=None) as ws:
+                tally.connections += 1
+                await events_until(ws, "ready")
+                streaming = rng.random() < 0.5
+                encoding = rng.choice(["pcm16", "mulaw"])
+                rate = rng.choice([8000, 16000, 24000])
+                await send(ws, cmd="config", streaming=streaming, encoding=encoding, sample_rate=rate)
+                await events_until(ws, "configured")
+                for _ in range(rng.randint(1, 4)):
+                    kind = rng.choice(["whole", "whole", "barge_resume", "barge_reset", "queued"])
+                    await ws_turn(ws, kind, streaming, rng)
+                    tally.turn(f"ws {kind}")
+                if rng.random() < 0.2:  # vanish mid-turn
+                    await send(ws, cmd="start", text=rng.choice(SENTENCES))
+                    await asyncio.wait_for(ws.recv(), WAIT_S)
+                    ws.transport.abort()
+                    tally.turn("ws vanished mid-turn")
+        except (RuntimeError, TimeoutError, ConnectionClosed, OSError) as exc:
+            if not (isinstance(exc, ConnectionClosed) and exc.rcvd is None and exc.sent is None):
+                tally.error(f"ws: {type(exc).__name__}: {exc}"[:200])
+        await asyncio.sleep(rng.uniform(0.0, 0.5))
+
+
+async def phone_caller(
+    url: str, audio: dict[str, bytes], rng: random.Random, tally: Tally, until: float
+) -> None:
+    """Call, ask, listen (sometimes talk over the answer or say "uh huh"), hang up; repeat."""
+    while time.monotonic() < until:
+        try:
+            async with connect(url, max_size=None) as ws:
+                carrier = Carrier(ws)
+                clock = asyncio.create_task(carrier.run(), name="soak-carrier")
+                try:
+                    await carrier.begin()
+                    await carrier.wait_until(lambda c: c.tick >= 10, max_ticks=MAX_TICKS)
+                    carrier.say(audio[rng.choice(QUESTIONS)])
+                    heard = await carrier.wait_until(lambda c: len(c.log.echoed) >= 5, max_ticks=MAX_TICKS)
+                    if not heard:
+                        raise RuntimeError("no answer")
+                    what = rng.choice(["listen", "listen", "barge", "backchannel"])
+                    if what != "listen":
+                        carrier.say(audio[BARGE_IN if what == "barge" else BACKCHANNEL], question=False)
+                    await carrier.wait_until(lambda c: not c.speaking and c.idle_for(40), max_ticks=MAX_TICKS)
+                    await carrier.end()
+                    tally.turn(f"call {what}")
+                finally:
+                    clock.cancel()
+                    await asyncio.gather(clock, return_exceptions=True)
+                tally.calls += 1
+        except (RuntimeError, TimeoutError, ConnectionClosed, OSError) as exc:
+            tally.error(f"call: {type(exc).__name__}: {exc}"[:200])
+        await asyncio.sleep(rng.uniform(0.2, 1.0))
+
+
+async def traffic(
+    serve: Server, call: Server, args: argparse.Namespace, audio: dict[str, bytes], seconds: float, seed: int
+) -> Tally:
+    tally = Tally()
+    until = time.monotonic() + seconds
+    tasks = [
+        asyncio.create_task(
+            ws_client(f"ws://{serve.address}/ws", random.Random(seed * 1000 + i), tally, until),
+            name=f"soak-ws-{i}",
+        )
+        for i in range(args.ws_clients)
+    ] + [
+        asyncio.create_task(
+            phone_caller(
+                f"ws://{call.address}/twilio", audio, random.Random(seed * 1000 + 500 + i), tally, until
+            ),
+            name=f"soak-call-{i}",
+        )
+        for i in range(args.calls)
+    ]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return tally
+
+
+@contextlib.asynccontextmanager
+async def sampling(
+    servers: list[Server], every_s: float, series: list[dict[str, Any]]
+) -> AsyncIterator[None]:
+    t0 = time.monotonic()
+
+    async def sample() -> None:
+        while True:
+            row: dict[str, Any] = {"t_s": round(time.monotonic() - t0, 1)}
+            for s in servers:
+                row[s.name] = await asyncio.to_thread(s.reading)
+            series.append(row)
+            await asyncio.sleep(every_s)
+
+    task = asyncio.create_task(sample(), name="soak-sampler")
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def idle_reading(s: Server) -> dict[str, float]:
+    """The server's reading once it has been idle (no session, no call) for two seconds."""
+    for _ in range(600):
+        if (await asyncio.to_thread(s.reading))["busy"] == 0:
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(2.0)
+    return await asyncio.to_thread(s.reading)
+
+
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    backend = HibariBackend()
+    backend.load()
+    audio = {
+        text: g711.encode(spoken_pcm(backend, text, 8000)).tobytes()
+        for text in (*QUESTIONS, BARGE_IN, BACKCHANNEL)
+    }
+    with server("serve", "serve") as serve, server("call", "call", "--demo-grammar") as call:
+        servers = [serve, call]
+        series: list[dict[str, Any]] = []
+        t0 = time.monotonic()
+        async with sampling(servers, args.sample_s, series):
+            started = {s.name: await asyncio.to_thread(s.reading) for s in servers}
+            warm = await traffic(serve, call, args, audio, args.warmup_s, seed=1)
+            baseline = {s.name: await idle_reading(s) for s in servers}
+            began = time.monotonic()
+            soak_began_s = began - t0
+            tally = await traffic(serve, call, args, audio, args.minutes * 60, seed=2)
+            soaked_s = time.monotonic() - began
+            final = {s.name: await idle_reading(s) for s in servers}
+    result: dict[str, Any] = {
+        "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
+        "minutes": round(soaked_s / 60, 2),
+        "soak_began_s": round(soak_began_s, 1),
+        "ws_clients": args.ws_clients,
+        "calls_at_once": args.calls,
+        "started": started,
+        "baseline": baseline,
+        "final": final,
+        "servers": {},
+        "warmup_errors": warm.errors,
+        "errors": tally.errors,
+        "turns": tally.turns,
+        "connections": tally.connections,
+        "calls": tally.calls,
+        "series": series,
+    }
+    for name in ("serve", "call"):
+        b, f = baseline[name], final[name]
+        result["servers"][name] = {
+            "rss_baseline_mb": round(b["rss_mb"], 1),
+            "rss_final_mb": round(f["rss_mb"], 1),
+            "rss_growth_pct": round(100 * (f["rss_mb"] - b["rss_mb"]) / b["rss_mb"], 2),
+            "threads": [int(b["threads"]), int(f["threads"])],
+            "fds": [int(b["fds"]), int(f["fds"])],
+            "tasks": [int(b["tasks"]), int(f["tasks"])],
+            "counts_back_to_baseline": all(int(b[k]) == int(f[k]) for k in ("threads", "fds", "tasks")),
+            "late_frames": int(f["late_frames"] - b["late_frames"]),
+        }
+    return result
+
+
+def print_table(r: dict[str, Any]) -> None:
+    def pair(values: list[int]) -> str:
+        return f"{values[0]}/{values[1]}"
+
+    print(f"\nsoak: {r['minutes']} min, {r['ws_clients']} WebSocket clients, {r['calls_at_once']} callers")
+    print(
+        f"{'server':8} {'RSS MB base -> final':>22} {'growth':>8} {'threads':>9} {'fds':>9} {'tasks':>9} late"
+    )
+    for name, s in r["servers"].items():
+        rss = f"{s['rss_baseline_mb']:.1f} -> {s['rss_final_mb']:.1f}"
+        counts = f"{pair(s['threads']):>9} {pair(s['fds']):>9} {pair(s['tasks']):>9}"
+        print(f"{name:8} {rss:>22} {s['rss_growth_pct']:>7.2f}% {counts} {s['late_frames']:>4}")
+    print(f"connections {r['connections']}, calls {r['calls']}, errors {len(r['errors'])}")
+    print("turns: " + ", ".join(f"{k} {v}" for k, v in sorted(r["turns"].items())))
+    for e in r["errors"][:10]:
+        print(f"  error: {e}")
+
+
+def plot(r: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    t = [row["t_s"] / 60 for row in r["series"]]
+    for name in ("serve", "call"):
+        axes[0].plot(t, [row[name]["rss_mb"] for row in r["series"]], label=f"warmline {name}")
+        axes[1].plot(t, [row[name]["fds"] for row in r["series"]], label=f"{name} descriptors")
+        axes[1].plot(t, [row[name]["tasks"] for row in r["series"]], label=f"{name} asyncio tasks", ls="--")
+    for ax in axes:
+        ax.axvline(r["soak_began_s"] / 60, color="grey", lw=0.8, ls=":")
+    axes[0].set_ylabel("RSS (MB)")
+    axes[1].set_ylabel("count")
+    axes[1].set_xlabel("minutes (warm-up, then the soak from the dotted line)")
+    for ax in axes:
+        ax.legend(loc="upper left", fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"Soak: {r['minutes']} min of mixed traffic")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=60.0)
+    parser.add_argument("--ws-clients", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=2, help="phone callers at once")
+    parser.add_argument("--warmup-s", type=float, default=60.0)
+    parser.add_argument("--sample-s", type=float, default=5.0)
+    parser.add_argument("--out", default="bench-out")
+    args = parser.parse_args()
+    result = asyncio.run(soak(args))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "soak.json").write_text(json.dumps(result, indent=1))
+    plot(result, out / "soak.png")
+    print_table(result)
+    print(f"\nwrote {out / 'soak.json'} and {out / 'soak.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
