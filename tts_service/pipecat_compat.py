@@ -20,6 +20,15 @@ call behaves:
 * ``AudioOrderedOutputTransport``: an output transport that queues the frames it chooses in
   order with its audio instead of timing them by their pts (it overrides
   ``BaseOutputTransport._handle_frame`` and uses ``_media_senders``; the Twilio transport is one).
+* ``FramesInAudioOrder``: the same promise from the TTS side, for any output transport: a TTS
+  service that sends its frames downstream without a pts. Pipecat stamps a TTS's word frames (and
+  the aggregation and segment frames around them) with a pts, and every ``BaseOutputTransport``
+  releases a frame with a pts on its clock, whatever its audio task has written: on a loaded
+  machine the audio falls behind the clock and the assistant context records words the caller
+  has not heard. A frame without a pts waits in the output's audio queue behind the audio pushed
+  before it, so it leaves once that audio has been written. It relies on that routing (public
+  behaviour, no private name) and on ``TTSService`` doing its own bookkeeping of a frame's pts
+  before ``FrameProcessor.push_frame`` (its contract test: ``tests/test_context_under_load.py``).
 
 ``TESTED_PIPECAT`` is the release line this module was written against; ``TESTED_PIPECAT.check()`` logs
 one warning on another (the contract test tells whether it still holds). This module imports
@@ -46,6 +55,7 @@ from pipecat.frames.frames import (
     SpriteFrame,
     TTSStoppedFrame,
 )
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.services.tts_service import TTSService
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import TransportParams
@@ -77,6 +87,18 @@ async def promote_pending_words(service: TTSService, context_id: str) -> None:
     """
     sequencer = service._aggregated_frame_sequencer
     await service._push_sequencer_frames(await sequencer.finalize(context_id), context_id)
+
+
+class FramesInAudioOrder(FrameProcessor):
+    """Mixed in after a ``TTSService`` (``class S(TTSService, FramesInAudioOrder)``): downstream
+    frames lose their pts once the service has done its bookkeeping, so every output transport
+    queues them in order with the audio (see the module doc)."""
+
+    async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
+        downstream = direction is FrameDirection.DOWNSTREAM
+        if downstream and frame.pts and not isinstance(frame, OutputAudioRawFrame):
+            frame.pts = None
+        await super().push_frame(frame, direction)
 
 
 # -- output transports --------------------------------------------------------------------------

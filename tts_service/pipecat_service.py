@@ -26,8 +26,10 @@ without them the service behaves as any Pipecat TTS.
 The engine runs beside the pipeline: a task named after the service reads the session and hands
 every 80 ms frame to the turn's audio context as one ``TTSAudioRawFrame``, followed by the words
 whose audio starts in it, through ``add_word_timestamps`` (seconds into the audio context).
-Pipecat turns those into ``TTSTextFrame`` s with a PTS; a transport releases each at its PTS and
-the assistant aggregator records what was released, so after a barge-in the context holds the
+Pipecat turns those into ``TTSTextFrame`` s in order with the audio; they leave the service
+without a pts (``pipecat_compat.FramesInAudioOrder``), so any output transport releases each
+only once the audio before it has been written, however far its writes fall behind the clock,
+and the assistant aggregator records what was released: after a barge-in the context holds the
 words whose audio began playing. Two details keep that exact (see ``_promote_words_for``): LLM
 tokens reach Pipecat's word matcher only in whole words, and the pending text is promoted to a
 matchable segment before its words are reported, so the words of a sentence the LLM has not
@@ -73,7 +75,7 @@ from tts_service.engine.session import SessionConfig
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
-from tts_service.pipecat_compat import promote_pending_words
+from tts_service.pipecat_compat import FramesInAudioOrder, promote_pending_words
 from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
 from tts_service.runtime import EngineRuntime, RuntimeSession
 
@@ -93,7 +95,7 @@ class WarmlineTTSSettings(TTSSettings):
     speed: float | NotGiven | None = field(default_factory=lambda: NOT_GIVEN)
 
 
-class WarmlineTTSService(TTSService):
+class WarmlineTTSService(TTSService, FramesInAudioOrder):
     """A Pipecat ``TTSService`` over one persistent Warmline engine session.
 
     Pass ``runtime`` to share one warm model (and its worker threads) between many calls; the
