@@ -94,8 +94,12 @@ class FramesInAudioOrder(FrameProcessor):
     frames lose their pts once the service has done its bookkeeping, so every output transport
     queues them in order with the audio (see the module doc)."""
 
+    #: keep Pipecat's pts, words released on the output's clock (how every TTS service behaves,
+    #: and how Warmline's did before; ``benchmarks/overload_bench.py`` compares the two)
+    release_words_on_clock = False
+
     async def push_frame(self, frame: Frame, direction: FrameDirection = FrameDirection.DOWNSTREAM) -> None:
-        downstream = direction is FrameDirection.DOWNSTREAM
+        downstream = direction is FrameDirection.DOWNSTREAM and not self.release_words_on_clock
         if downstream and frame.pts and not isinstance(frame, OutputAudioRawFrame):
             frame.pts = None
         await super().push_frame(frame, direction)
