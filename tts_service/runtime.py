@@ -15,7 +15,8 @@ call about to starve goes before a call with seconds buffered. Look-ahead is bou
 session config (``refill_below_ms``, ``lookahead_frames``): a consumer that stops reading stops
 the compute for its session, and pause costs nothing.
 
-Threads are owned by the runtime: started in ``start()``, stopped and joined in ``aclose()``.
+Threads are owned by the runtime (its workers and the one thread that makes voice states): started
+in ``start()``, stopped and joined in ``aclose()``; their number never grows with the load.
 Verbs on ``RuntimeSession`` are plain methods for the event loop thread only.
 """
 
@@ -28,6 +29,7 @@ import queue
 import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -91,6 +93,10 @@ class EngineRuntime:
         self._queue: queue.PriorityQueue[tuple[float, int, _Work | _StopWorker]] = queue.PriorityQueue()
         self._seq = itertools.count()
         self._threads: list[threading.Thread] = []
+        #: the one thread that makes voice states (a new voice may load a model): a fixed thread of
+        #: the runtime's own, where the loop's default executor would add threads, never to lose
+        #: them, as concurrent sessions open
+        self._voices: ThreadPoolExecutor | None = None
         self._sessions: set[RuntimeSession] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
@@ -106,7 +112,8 @@ class EngineRuntime:
         if self._closed:
             raise InvalidStateError("the runtime is closed")
         self._loop = asyncio.get_running_loop()
-        await asyncio.to_thread(self.backend.load)
+        self._voices = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warmline-runtime-voices")
+        await self._loop.run_in_executor(self._voices, self.backend.load)
         for i in range(self._num_workers):
             t = threading.Thread(target=self._worker, name=f"warmline-runtime-worker-{i}", daemon=True)
             t.start()
@@ -125,6 +132,9 @@ class EngineRuntime:
         threads, self._threads = self._threads, []
         for t in threads:
             await asyncio.to_thread(t.join)
+        if self._voices is not None:
+            voices, self._voices = self._voices, None
+            await asyncio.to_thread(voices.shutdown)
 
     async def __aenter__(self) -> EngineRuntime:
         await self.start()
@@ -152,8 +162,11 @@ class EngineRuntime:
 
     async def voice_state(self, voice: str | None, seed: int | None = None) -> VoiceState:
         """A voice state, created off the loop (a new voice may load a model)."""
-        return await asyncio.to_thread(
-            self.backend.new_voice_state, voice or self.backend.default_voice, seed
+        if self._voices is None:
+            raise InvalidStateError("start() the runtime before asking it for voices")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._voices, self.backend.new_voice_state, voice or self.backend.default_voice, seed
         )
 
     async def open_session(self, config: SessionConfig | None = None) -> RuntimeSession:
