@@ -199,3 +199,30 @@ def test_a_barge_in_confirmed_by_its_final_words_after_the_vad_stop_is_answered(
     assert turn.transcript("when do you close", 1.81) == [Speculate("when do you close")]
     now, acts = run_until(turn, 1.81, 9.0)
     assert acts == [Confirm("when do you close")] and now == 1.64 + POLICY.complete_gap_s
+
+
+def test_a_barge_in_that_pauses_after_its_first_word_is_not_answered_in_that_pause() -> None:
+    """Over the bot: "Wait, [0.3 s] stop please", the first word misheard as "when". The short
+    turn waits the unsure gap, so the caller's second stretch arrives in time; the turn after it
+    (not over the bot) takes a human gap again."""
+    turn = EndOfTurn(POLICY)
+    turn.over_the_bot()
+    turn.opened(1.0)
+    turn.transcript("when", 1.3)
+    turn.speech_stopped(1.45, silence_began_s=1.3)
+    turn.smart_turn(0.97, 1.5)
+    now, acts = run_until(turn, 1.5, 1.3 + 0.3)
+    assert [a for a in acts if isinstance(a, Answer | Confirm)] == []  # not answered in the pause
+    turn.speech_started(1.6)
+    turn.transcript("stop please", 2.1)
+    turn.speech_stopped(2.25, silence_began_s=2.1)
+    turn.smart_turn(0.95, 2.3)
+    now, acts = run_until(turn, 2.3, 9.0)
+    assert acts[-1] in (Answer("when stop please"), Confirm("when stop please"))
+    assert now == 2.1 + POLICY.complete_gap_s  # three words now: a human gap
+    turn.opened(5.0)
+    turn.transcript("two", 5.3)
+    turn.speech_stopped(5.45, silence_began_s=5.3)
+    turn.smart_turn(0.97, 5.5)
+    now, acts = run_until(turn, 5.5, 9.0)
+    assert acts[-1] in (Answer("two"), Confirm("two")) and now == 5.3 + POLICY.complete_gap_s

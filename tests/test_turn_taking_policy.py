@@ -87,3 +87,14 @@ def test_a_turn_of_openers_only_waits_like_an_unsure_one() -> None:
     for text in ("Wait", "Yes", "Well", "Hello", "oh okay"):
         assert p.verdict(text, 0.99) == (p.unsure_gap_s, "unsure"), text
     assert p.verdict("Yes please, a table for two", 0.99)[1] == "complete"
+
+
+def test_a_short_turn_that_talked_over_the_bot_waits_like_an_unsure_one() -> None:
+    """ "Wait, stop please" pauses after "wait", which the recognizer may hear as "when": over
+    the bot, fewer than three words wait the unsure gap whatever they read like."""
+    p = TurnEndPolicy()
+    for text in ("when", "stop", "hang on"):
+        assert p.verdict(text, 0.97, after_barge_in=True) == (p.unsure_gap_s, "barge-in"), text
+        assert p.verdict(text, 0.97)[1] == "complete", text
+    assert p.verdict("when do you close", 0.97, after_barge_in=True)[1] == "complete"
+    assert p.verdict("a table for", 0.97, after_barge_in=True)[1] == "unfinished"

@@ -95,8 +95,11 @@ class EndOfTurn:
         self._failed = False
         #: speculations started in this turn (for metrics: each one is an LLM request)
         self.speculations = 0
-        #: the cue that decided the last turn end ("complete", "unsure", "unfinished")
+        #: the cue that decided the last turn end ("complete", "unsure", "unfinished", ...)
         self.last_reason = ""
+        #: this turn began by talking over the bot; the next one will (``over_the_bot``)
+        self._after_barge_in = False
+        self._next_after_barge_in = False
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -119,7 +122,7 @@ class EndOfTurn:
         """When ``tick`` must be called next (clock seconds), if anything is pending."""
         if not self._open or self._silence_began_s is None or not self._segments:
             return None
-        gap = self.policy.gap_s(self.text, self._probability)
+        gap = self.policy.gap_s(self.text, self._probability, after_barge_in=self._after_barge_in)
         due = self._silence_began_s + gap
         if self._speculate and self._speculation is None:
             due = min(due, self._silence_began_s + self.policy.speculate_after_s(self.text))
@@ -127,12 +130,18 @@ class EndOfTurn:
 
     # -- events -------------------------------------------------------------------------------
 
+    def over_the_bot(self) -> None:
+        """The turn about to open began by talking over the bot (a confirmed barge-in): its first
+        words are more likely an opener than the whole turn (``TurnEndPolicy``)."""
+        self._next_after_barge_in = True
+
     def opened(self, now: float) -> list[EndOfTurnAction]:
         """A caller turn began: its words start from nothing. The caller's pause, if they are in
         one, stands: a barge-in is confirmed by its final transcript, which may come after the
         VAD's stop (the words of the stretch that opened the turn follow)."""
         acts = self._drop_speculation()
         self._open = True
+        self._after_barge_in, self._next_after_barge_in = self._next_after_barge_in, False
         self._segments = []
         self._failed = False
         self.speculations = 0
@@ -142,6 +151,7 @@ class EndOfTurn:
         """The turn ended elsewhere (a watchdog, a barge-in, the call): nothing may stay pending."""
         acts = self._drop_speculation()
         self._open = False
+        self._after_barge_in = False
         return acts
 
     def speech_started(self, now: float) -> list[EndOfTurnAction]:
@@ -223,11 +233,12 @@ class EndOfTurn:
             return []
         began = self._silence_began_s
         text = self.text
-        gap, reason = self.policy.verdict(text, self._probability)
+        gap, reason = self.policy.verdict(text, self._probability, after_barge_in=self._after_barge_in)
         # deadlines are compared as times (what next_deadline_s gave), never as recomputed spans
         if now >= began + gap:
             self.last_reason = reason
             self._open = False
+            self._after_barge_in = False
             self._silence_began_s = None
             if self._speculation == text and not self._failed:
                 self._speculation = None

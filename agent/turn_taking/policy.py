@@ -23,6 +23,11 @@ cues are weighed, strongest first:
    after a turn ends), about the pause after a comma in the middle of a sentence (0.2-0.45 s
    in hibari's voice).
 
+A turn that began by talking over the bot (``after_barge_in``) and has fewer than
+``barge_in_min_words`` words waits ``unsure_gap_s`` at least: "Wait, stop please" pauses after its
+first word, and a barge-in's first word is misheard more often than not ("wait" as "when"); the
+bot is silent meanwhile, so the wait costs the caller nothing.
+
 Every gap is bounded: after ``unfinished_gap_s`` of silence the bot answers whatever the cues say.
 A speculative answer starts ``speculate_lead_s`` before the gap the words alone would need (at once
 for a turn that reads complete, before the audio model has answered), so that it is ready the
@@ -35,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.turn_taking.cues import opener_only, question, unfinished
+from agent.turn_taking.cues import opener_only, question, unfinished, words_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,8 @@ class TurnEndPolicy:
     complete_probability: float = 0.5
     #: a speculative answer starts this long before its gap ends (so it is ready at the gap)
     speculate_lead_s: float = 0.35
+    #: a turn that talked over the bot with fewer words than this waits ``unsure_gap_s`` at least
+    barge_in_min_words: int = 3
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -62,18 +69,22 @@ class TurnEndPolicy:
         if not 0.0 <= self.complete_probability <= 1.0 or self.speculate_lead_s < 0:
             raise ValueError("complete_probability is a probability; speculate_lead_s not negative")
 
-    def gap_s(self, text: str, probability: float | None) -> float:
+    def gap_s(self, text: str, probability: float | None, *, after_barge_in: bool = False) -> float:
         """The silence ``text`` (the turn so far) needs before an answer, given Smart Turn's
         ``probability`` for the audio (None: not known yet)."""
-        return self.verdict(text, probability)[0]
+        return self.verdict(text, probability, after_barge_in=after_barge_in)[0]
 
-    def verdict(self, text: str, probability: float | None) -> tuple[float, str]:
-        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "question" or
-        "complete"."""
+    def verdict(
+        self, text: str, probability: float | None, *, after_barge_in: bool = False
+    ) -> tuple[float, str]:
+        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
+        "question" or "complete"."""
         if unfinished(text):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
             return self.unsure_gap_s, "unsure"
+        if after_barge_in and len(words_of(text)) < self.barge_in_min_words:
+            return self.unsure_gap_s, "barge-in"
         if probability is not None and probability >= self.complete_probability:
             return self.complete_gap_s, "complete"
         if question(text):

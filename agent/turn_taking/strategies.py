@@ -203,6 +203,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
                 if isinstance(act, Interrupt):
                     logger.debug(f"{self}: the caller takes the turn ({act.words!r})")
                     self._report("interrupted")
+                    self._taking.end_of_turn.over_the_bot()
                 await self.trigger_user_turn_started()
         await self._timer.arm(self._barge.next_deadline_s(), self._tick)
 
