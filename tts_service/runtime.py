@@ -23,6 +23,7 @@ Verbs on ``RuntimeSession`` are plain methods for the event loop thread only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import queue
@@ -38,7 +39,7 @@ from tts_service.engine.jobs import FrameJob, Job, JobResult, run_frame_batch
 from tts_service.engine.ports import Backend, BatchFrameBackend, VoiceState
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
-from tts_service.errors import CapacityError, InvalidStateError
+from tts_service.errors import CapacityError, InvalidStateError, SynthesisError
 
 log = logging.getLogger("warmline.runtime")
 
@@ -68,6 +69,8 @@ class RuntimeStats:
     #: batched frame steps: passes run and the largest number of sessions in one
     batches_run: int = 0
     max_batch_size: int = 0
+    #: batches failed by an error past the model's own handling (the worker went on, or was replaced)
+    worker_failures: int = 0
 
 
 class EngineRuntime:
@@ -151,6 +154,11 @@ class EngineRuntime:
         return self._started and not self._closed
 
     @property
+    def live_workers(self) -> int:
+        """Model worker threads running now (``workers`` while started: a dead one is replaced)."""
+        return sum(t.is_alive() for t in self._threads)
+
+    @property
     def session_count(self) -> int:
         return len(self._sessions)
 
@@ -208,8 +216,42 @@ class EngineRuntime:
 
     def _run_batch(self, first: _Work) -> bool:
         """Run ``first`` (batched with queued frame jobs) and deliver the results; False once the
-        loop is gone."""
-        batch = self._batch_with(first)
+        loop is gone. Whatever escapes the model's own error handling (a bug here, a model that
+        raises past ``Exception``) fails the batch's jobs, which their sessions report as errors,
+        instead of leaving them waiting for ever; a worker that must die is replaced first."""
+        batch = [first]
+        try:
+            batch = self._batch_with(first)
+            return self._compute_and_deliver(batch)
+        except BaseException as exc:
+            self._fail_batch(batch, exc)
+            if isinstance(exc, Exception):
+                return True  # the worker carries on
+            self._replace_worker()
+            raise
+
+    def _fail_batch(self, batch: list[_Work], exc: BaseException) -> None:
+        log.error("runtime: a model worker failed; failing its %d job(s)", len(batch), exc_info=exc)
+        with self._stats_lock:
+            self.stats.worker_failures += 1
+        err = SynthesisError(f"the model worker failed: {type(exc).__name__}")
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            for w in batch:
+                loop.call_soon_threadsafe(w.session._deliver, JobResult(w.job, error=err))
+
+    def _replace_worker(self) -> None:
+        """Start a worker in place of the current thread, which is about to end."""
+        if self._closed:
+            return
+        current = threading.current_thread()
+        t = threading.Thread(target=self._worker, name=current.name, daemon=True)
+        t.start()
+        self._threads = [t if w is current else w for w in self._threads]
+
+    def _compute_and_deliver(self, batch: list[_Work]) -> bool:
         live = [w for w in batch if not w.session.is_stale(w.job)]
         results = {id(w): JobResult(w.job) for w in batch}
         t0 = time.perf_counter()

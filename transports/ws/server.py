@@ -102,6 +102,7 @@ def create_app(
                 "connections": state.connections,
                 "max_sessions": settings.max_sessions,
                 "model_loaded": state.model_loaded,
+                "workers": runtime.live_workers,
                 "protocol": PROTOCOL_VERSION,
             },
             status_code=200 if state.status == "ok" else 503,
