@@ -15,8 +15,10 @@ import os
 import socket
 import struct
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 from ws_helpers import live_server, ready, receive_until, send
 
 from transports.ws.settings import ServerSettings
@@ -116,3 +118,31 @@ async def wait_until(condition: object, timeout_s: float = 60.0) -> bool:
             return True
         await asyncio.sleep(0.1)
     return bool(condition())
+
+
+def test_hundreds_of_idle_connections_are_bounded_and_then_timed_out(hibari_backend: HibariBackend) -> None:
+    """300 clients connect and say nothing: the first ``max_sessions`` are served, the rest get
+    1013 at once; the idle timeout then closes every served one (1000), and nothing is left."""
+    settings = ServerSettings(max_sessions=64, idle_timeout_s=5.0)  # longer than connecting 300 takes
+
+    async def main() -> None:
+        async with live_server(hibari_backend, settings) as server:
+            clients = [await connect(server.url()) for _ in range(300)]
+            try:
+                codes = await asyncio.gather(*(close_code(ws) for ws in clients))
+            finally:
+                for ws in clients:
+                    await ws.close()
+            assert codes.count(1013) == 300 - 64 and codes.count(1000) == 64, sorted(set(codes))
+            assert await wait_until(lambda: server.state.connections == 0)
+            assert server.state.runtime.session_count == 0
+            assert await wait_until(lambda: server_side_sockets(server.port) == 0)
+
+    async def close_code(ws: Any) -> int | None:
+        try:
+            while True:
+                await asyncio.wait_for(ws.recv(), 30)
+        except ConnectionClosed as exc:
+            return exc.rcvd.code if exc.rcvd is not None else None
+
+    asyncio.run(main())
