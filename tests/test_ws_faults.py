@@ -1,0 +1,76 @@
+"""Faults a live ``warmline serve`` meets from its model and its clients, judged from the wire.
+
+* the model raises on one unit mid-turn: that client gets an ``error`` event, the turn goes on
+  to its ``done``, and the next turn works;
+* a client floods the server with commands while another speaks: the flood is rate limited
+  (one ``rate_limited`` error, the rest dropped) and the other client's turn is untouched, every
+  frame of it paced as usual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import statistics
+
+from toy_backends import ToneBackend
+from websockets.asyncio.client import ClientConnection, connect
+from ws_helpers import LiveServer, Turn, ready, receive_until, run_with_server, send
+
+from transports.ws.settings import ServerSettings
+
+
+def test_the_model_failing_mid_turn_is_an_error_event_and_the_turn_goes_on() -> None:
+    async def body(server: LiveServer) -> None:
+        async with connect(server.url()) as ws:
+            await ready(ws)
+            await send(ws, cmd="start", text="First part. Then crash here. And the last part.")
+            turn = await receive_until(ws, "done")
+            errors = [e for e in turn.events if e["event"] == "error"]
+            assert [e["code"] for e in errors] == ["synthesis_failed"]
+            assert "crash" in errors[0]["message"]
+            assert turn.frames  # the rest of the turn was spoken
+            await send(ws, cmd="start", text="All fine now.")
+            after = await receive_until(ws, "done")
+            assert after.frames and not [e for e in after.events if e["event"] == "error"]
+
+    run_with_server(ToneBackend(fail_on="crash"), body)
+
+
+def test_a_flooding_client_is_rate_limited_and_another_clients_turn_is_untouched() -> None:
+    settings = ServerSettings(commands_per_s=50.0, command_burst=100)
+    flood_size = 5000
+
+    async def body(server: LiveServer) -> None:
+        async with connect(server.url()) as calm, connect(server.url()) as flood:
+            await ready(calm)
+            await ready(flood)
+            baseline = await speak(calm, "A turn before the flood, to compare with.")
+            flooding = asyncio.create_task(spam(flood, flood_size), name="test-flood")
+            during = await speak(calm, "A turn before the flood, to compare with.")
+            errors = await flooding
+            assert errors.count("rate_limited") >= 1 and errors.count("rate_limited") < 10, set(errors)
+            assert len(errors) < flood_size / 4  # most of the flood was dropped unanswered
+            assert sum(f.num_samples for f in during.frames) == sum(f.num_samples for f in baseline.frames)
+            gaps = [b.ms - a.ms for a, b in itertools.pairwise(during.frames)]
+            assert statistics.median(gaps) > 60.0, gaps  # still paced at 80 ms
+
+    async def speak(ws: ClientConnection, text: str) -> Turn:
+        await send(ws, cmd="start", text=text)
+        return await receive_until(ws, "done")
+
+    async def spam(ws: ClientConnection, n: int) -> list[str]:
+        """Send ``n`` commands as fast as the socket takes them; the error codes that came back."""
+        for _ in range(n):
+            await ws.send('{"cmd": "nope"}')
+        codes: list[str] = []
+        try:
+            while True:
+                message = await asyncio.wait_for(ws.recv(), 2.0)
+                if isinstance(message, str):
+                    codes.append(str(json.loads(message).get("code")))
+        except TimeoutError:
+            return codes
+
+    run_with_server(ToneBackend(), body, settings)
