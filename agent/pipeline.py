@@ -23,6 +23,7 @@ model on the event loop and never owns the shared runtime.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -133,6 +134,7 @@ class TurnLog:
         self._heard: list[str] = []
         self._heard_at_s: float | None = None
         self._current: TurnRecord | None = None
+        self._turn_ended = asyncio.Event()
         self.heard_probe = _Probe(self._on_heard_side, name=f"{name}-heard-probe")
         self.spoken_probe = _Probe(self._on_spoken_side, name=f"{name}-spoken-probe")
 
@@ -153,10 +155,17 @@ class TurnLog:
         elif isinstance(frame, BotStoppedSpeakingFrame) and self._current is not None:
             self._finish()
 
+    async def quiet_after(self, finished: int) -> None:
+        """Return once more than ``finished`` bot turns have ended and the bot is silent."""
+        while len(self.turns) <= finished or self._current is not None:
+            self._turn_ended.clear()
+            await self._turn_ended.wait()
+
     def _finish(self) -> None:
         turn, self._current = self._current, None
         assert turn is not None
         self.turns.append(turn)
+        self._turn_ended.set()
         latency = "n/a" if turn.first_audio_s is None else f"{turn.first_audio_s * 1000:.0f} ms"
         log.info(
             '%s: turn %d: heard "%s" | first audio %s | %s',
@@ -200,11 +209,26 @@ class AgentPipeline:
     turn_taking: TurnTaking | None = None
     #: the worker running the pipeline, once ``run_agent`` has started it
     worker: PipelineWorker | None = None
+    #: an ``EndFrame`` lets the output play what it holds before the call ends (``say_goodbye``)
+    ends_by_frame: bool = True
 
     async def say_goodbye(self, text: str) -> None:
-        """Speak ``text`` after what is being said, then end the call once it has been played."""
-        if self.worker is not None:
-            await self.worker.queue_frames([TTSSpeakFrame(text), EndFrame()])
+        """Speak ``text`` after what is being said, then end the call once it has been played.
+
+        An ``EndFrame`` behind the speech ends the pipeline once the output has played it, when
+        the transport's output holds on to its audio until then (Twilio's waits for the marks).
+        Pipecat's SmallWebRTC input disconnects the peer as the ``EndFrame`` passes it, before
+        the goodbye is even made, so there the call waits for the bot to have finished speaking
+        (``TurnLog``) and then hangs up."""
+        if self.worker is None:
+            return
+        if not self.ends_by_frame:
+            spoken = len(self.turns.turns)
+            await self.worker.queue_frame(TTSSpeakFrame(text))
+            await self.turns.quiet_after(spoken)
+            await self.hang_up()
+            return
+        await self.worker.queue_frames([TTSSpeakFrame(text), EndFrame()])
 
     async def hang_up(self) -> None:
         """End the call now, whatever is being said."""

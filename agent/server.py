@@ -246,6 +246,7 @@ def create_agent_app(
         # its output pauses the bot on a barge-in not yet confirmed, keeping the rest of the answer
         transport = smallwebrtc_transport(connection, webrtc_params(), PausableWebRTCOutput)
         agent = build_pipeline(transport, call_parts, name=name)
+        agent.ends_by_frame = False  # SmallWebRTC's input hangs up as an EndFrame passes it
         await state.run(
             "webrtc",
             agent,

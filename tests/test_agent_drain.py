@@ -9,12 +9,22 @@ meanwhile the webhook answers 503, a new stream 1013 and ``/healthz`` 503.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
 import urllib.error
 import urllib.request
+import wave
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
 from asr import DISTRACTORS, normalize
+from webrtc_call_scenario import CHROMIUM
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -29,7 +39,7 @@ from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
-from tts_service.speech import spoken_pcm
+from tts_service.speech import spoken_pcm, write_wav
 
 QUESTION = "What time do you open?"
 #: bounds on every wait, in 20 ms ticks (safety nets against hangs, not timing assertions)
@@ -99,3 +109,42 @@ def test_a_drained_phone_call_hears_a_goodbye_and_new_calls_are_turned_away(
     assert recognizer(g711.decode(result["goodbye"]), 8000, grammar) == " ".join(normalize(GOODBYE))
     assistant = [m["content"] for m in result["record"].messages if m["role"] == "assistant"]
     assert normalize(assistant[0]) == normalize(pick_intent(QUESTION).answer)
+
+
+AGENT_WEBRTC_SCENARIO = Path(__file__).resolve().parent / "agent_webrtc_scenario.py"
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian chromium is not installed")
+def test_a_drained_browser_call_hears_the_whole_goodbye(
+    hibari_backend: Backend, recognizer: Callable[..., str | None], tmp_path: Path
+) -> None:
+    """Over WebRTC, where an EndFrame would hang up before the goodbye is made, the page still
+    records the whole goodbye before the call ends."""
+    speech = spoken_pcm(hibari_backend, QUESTION, 48000)
+    silence = np.zeros(48000 * 3, np.int16)
+    question = tmp_path / "question.wav"
+    write_wav(question, np.concatenate([silence, speech, np.zeros(48000 * 20, np.int16)]), 48000)
+    proc = subprocess.run(
+        [
+            "unshare",
+            "-rn",
+            sys.executable,
+            str(AGENT_WEBRTC_SCENARIO),
+            str(question),
+            str(tmp_path),
+            "--drain",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["ok"], f"{result.get('error')}\n{proc.stderr[-3000:]}"
+    with wave.open(str(tmp_path / "goodbye.wav")) as wav:
+        rate = wav.getframerate()
+        heard = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
+    grammar = [GOODBYE, *(i.answer for i in DEMO_INTENTS), *DISTRACTORS]
+    assert recognizer(heard, rate, grammar) == " ".join(normalize(GOODBYE)), proc.stderr[-3000:]
