@@ -15,7 +15,9 @@ The baseline is each server idle after ``--warmup-s`` of the same traffic (lazil
 allocator arenas); the final reading is each idle again after the soak. Figures: RSS growth
 (final over baseline), threads, descriptors and asyncio tasks against baseline (from the
 servers' ``/metrics``), client-visible errors, the WebSocket server's late frames, turns and
-calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time). Exits 0;
+calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time), and each sample
+to ``<out>/soak_series.jsonl`` as it is taken; a server that cannot answer ``/metrics`` within
+``METRICS_TIMEOUT_S`` is recorded as such, not a crash of the soak. Exits 0;
 ``tests/test_soak.py`` runs two minutes of it in CI and asserts from the JSON.
 """
 
@@ -36,7 +38,7 @@ import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/soak.py``
@@ -63,6 +65,8 @@ BACKCHANNEL = "Uh huh."
 WAIT_S = 60.0
 #: 20 ms carrier ticks a call may take for any one step
 MAX_TICKS = 1500
+#: how long one /metrics request may take (a server that cannot answer it is a finding)
+METRICS_TIMEOUT_S = 30.0
 #: the metrics the soak reads from each server's /metrics
 GAUGES = {
     "rss_mb": "process_resident_memory_bytes",
@@ -82,7 +86,7 @@ class Server:
     address: str
 
     def metrics(self) -> dict[str, float]:
-        with urllib.request.urlopen(f"http://{self.address}/metrics", timeout=10) as resp:
+        with urllib.request.urlopen(f"http://{self.address}/metrics", timeout=METRICS_TIMEOUT_S) as resp:
             text = resp.read().decode()
         values: dict[str, float] = {}
         for line in text.splitlines():
@@ -93,6 +97,7 @@ class Server:
         return values
 
     def reading(self) -> dict[str, float]:
+        started = time.monotonic()
         m = self.metrics()
         out = {key: m.get(metric, float("nan")) for key, metric in GAUGES.items()}
         out["rss_mb"] /= 1e6
@@ -101,7 +106,17 @@ class Server:
         out["busy"] = m.get("warmline_ws_sessions", 0.0) + sum(
             v for k, v in m.items() if k.startswith("warmline_agent_calls{")
         )
+        out["metrics_s"] = round(time.monotonic() - started, 3)
         return out
+
+    def reading_or_error(self) -> dict[str, Any]:
+        """``reading``, or what went wrong getting it (a slow or silent server is recorded, and the
+        soak goes on)."""
+        started = time.monotonic()
+        try:
+            return self.reading()
+        except OSError as exc:
+            return {"error": f"{type(exc).__name__}: {exc}", "after_s": round(time.monotonic() - started, 1)}
 
 
 @contextlib.contextmanager
@@ -298,16 +313,20 @@ async def traffic(
 
 @contextlib.asynccontextmanager
 async def sampling(
-    servers: list[Server], every_s: float, series: list[dict[str, Any]]
+    servers: list[Server], every_s: float, series: list[dict[str, Any]], log: TextIO
 ) -> AsyncIterator[None]:
+    """Sample every server every ``every_s`` into ``series``, each row also written to ``log``
+    as it is taken (a soak that dies keeps what it saw)."""
     t0 = time.monotonic()
 
     async def sample() -> None:
         while True:
             row: dict[str, Any] = {"t_s": round(time.monotonic() - t0, 1)}
             for s in servers:
-                row[s.name] = await asyncio.to_thread(s.reading)
+                row[s.name] = await asyncio.to_thread(s.reading_or_error)
             series.append(row)
+            log.write(json.dumps(row) + "\n")
+            log.flush()
             await asyncio.sleep(every_s)
 
     task = asyncio.create_task(sample(), name="soak-sampler")
@@ -318,14 +337,21 @@ async def sampling(
         await asyncio.gather(task, return_exceptions=True)
 
 
-async def idle_reading(s: Server) -> dict[str, float]:
-    """The server's reading once it has been idle (no session, no call) for two seconds."""
+async def idle_reading(s: Server) -> dict[str, Any]:
+    """The server's reading once it has been idle (no session, no call) for two seconds (or the
+    error of the last try, after a minute of them)."""
+    reading: dict[str, Any] = {}
     for _ in range(600):
-        if (await asyncio.to_thread(s.reading))["busy"] == 0:
+        reading = await asyncio.to_thread(s.reading_or_error)
+        if reading.get("busy") == 0:
             break
         await asyncio.sleep(0.1)
     await asyncio.sleep(2.0)
-    return await asyncio.to_thread(s.reading)
+    for _ in range(3):
+        reading = await asyncio.to_thread(s.reading_or_error)
+        if "error" not in reading:
+            break
+    return reading
 
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
@@ -339,7 +365,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         servers = [serve, call]
         series: list[dict[str, Any]] = []
         t0 = time.monotonic()
-        async with sampling(servers, args.sample_s, series):
+        async with sampling(servers, args.sample_s, series, args.series_log):
             started = {s.name: await asyncio.to_thread(s.reading) for s in servers}
             warm = await traffic(serve, call, args, audio, args.warmup_s, seed=1)
             baseline = {s.name: await idle_reading(s) for s in servers}
@@ -367,6 +393,12 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
     }
     for name in ("serve", "call"):
         b, f = baseline[name], final[name]
+        if "error" in b or "error" in f:  # the server could not be read: a finding, not a crash
+            result["servers"][name] = {
+                "error": b.get("error") or f.get("error"),
+                "counts_back_to_baseline": False,
+            }
+            continue
         result["servers"][name] = {
             "rss_baseline_mb": round(b["rss_mb"], 1),
             "rss_final_mb": round(f["rss_mb"], 1),
@@ -389,6 +421,9 @@ def print_table(r: dict[str, Any]) -> None:
         f"{'server':8} {'RSS MB base -> final':>22} {'growth':>8} {'threads':>9} {'fds':>9} {'tasks':>9} late"
     )
     for name, s in r["servers"].items():
+        if "error" in s:
+            print(f"{name:8} could not be read: {s['error']}")
+            continue
         rss = f"{s['rss_baseline_mb']:.1f} -> {s['rss_final_mb']:.1f}"
         counts = f"{pair(s['threads']):>9} {pair(s['fds']):>9} {pair(s['tasks']):>9}"
         print(f"{name:8} {rss:>22} {s['rss_growth_pct']:>7.2f}% {counts} {s['late_frames']:>4}")
@@ -407,9 +442,11 @@ def plot(r: dict[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     t = [row["t_s"] / 60 for row in r["series"]]
     for name in ("serve", "call"):
-        axes[0].plot(t, [row[name]["rss_mb"] for row in r["series"]], label=f"warmline {name}")
-        axes[1].plot(t, [row[name]["fds"] for row in r["series"]], label=f"{name} descriptors")
-        axes[1].plot(t, [row[name]["tasks"] for row in r["series"]], label=f"{name} asyncio tasks", ls="--")
+        rows = [row[name] for row in r["series"]]
+        nan = float("nan")
+        axes[0].plot(t, [x.get("rss_mb", nan) for x in rows], label=f"warmline {name}")
+        axes[1].plot(t, [x.get("fds", nan) for x in rows], label=f"{name} descriptors")
+        axes[1].plot(t, [x.get("tasks", nan) for x in rows], label=f"{name} asyncio tasks", ls="--")
     for ax in axes:
         ax.axvline(r["soak_began_s"] / 60, color="grey", lw=0.8, ls=":")
     axes[0].set_ylabel("RSS (MB)")
@@ -433,9 +470,11 @@ def main() -> int:
     parser.add_argument("--sample-s", type=float, default=5.0)
     parser.add_argument("--out", default="bench-out")
     args = parser.parse_args()
-    result = asyncio.run(soak(args))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    with (out / "soak_series.jsonl").open("w") as series_log:
+        args.series_log = series_log
+        result = asyncio.run(soak(args))
     (out / "soak.json").write_text(json.dumps(result, indent=1))
     plot(result, out / "soak.png")
     print_table(result)
