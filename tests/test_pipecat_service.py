@@ -401,6 +401,35 @@ def test_the_answer_after_a_barge_in_starts_from_a_reset_prefix() -> None:
     run(main)
 
 
+@pytest.mark.parametrize("stale_end", [True, False], ids=["ended", "never-ended"])
+def test_tokens_of_an_interrupted_answer_that_arrive_after_the_interruption_are_never_spoken(
+    stale_end: bool,
+) -> None:
+    """Pipecat's InterruptionFrame overtakes tokens already queued behind it: they stay unsaid.
+
+    An LLM cancelled mid-answer may or may not send the answer's end; either way the next
+    answer's start is spoken whole, and the context holds the heard words and that answer.
+    """
+
+    async def main() -> None:
+        async with tone_runtime() as rt:
+            truth = truth_frames(rt.backend, ANSWER)
+            call = Call(tone_service(rt), hold=True)
+            async with running(call):
+                await call.answer(*tokens(ANSWER), end=False)
+                await asyncio.wait_for(call.playback.play(8), TIMEOUT_S)
+                await call.interrupt()
+                overtaken: list[Frame] = [LLMTextFrame(text="Stale words of the old answer. ")]
+                await call.send(*overtaken, *([LLMFullResponseEndFrame()] if stale_end else []))
+                call.playback.hold = False
+                await call.answer(*tokens("Okay."))
+        assert call.assistant_text() == [words_before(truth, 8), "Okay."]
+        spoken = [f.text for f in call.playback.after_interruption if isinstance(f, TTSTextFrame)]
+        assert spoken == ["Okay."]
+
+    run(main)
+
+
 def test_a_speak_frame_mid_answer_is_spoken_after_the_answer_not_inside_it() -> None:
     """A TTSSpeakFrame arriving mid-answer gets its own context, played after the whole answer."""
 

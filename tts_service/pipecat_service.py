@@ -10,7 +10,8 @@ Pipecat                        engine
 LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine decides the phrasing
 ``LLMFullResponseEndFrame``    ``flush_audio`` -> ``flush``; on ``Done``: ``TTSStoppedFrame``, ``reset``
 ``InterruptionFrame``          ``on_audio_context_interrupted`` -> ``pause`` + ``reset``; the turn's
-                               frames still on their way are dropped by turn id
+                               frames still on their way are dropped by turn id, and so is the
+                               rest of the interrupted LLM answer (see ``_StaleAnswer``)
 ``TTSSpeakFrame``              a turn of its own, queued behind the running one
 ``TTSUpdateSettingsFrame``     voice and speed applied before the next turn starts
 ``SpeculativeAnswerFrame``     the next answer is made held: ``start(held=True)``, audio withheld
@@ -56,6 +57,7 @@ from pipecat.frames.frames import (
     EndFrame,
     InterruptionFrame,
     LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
     LLMTextFrame,
     StartFrame,
     TTSAudioRawFrame,
@@ -86,6 +88,39 @@ DEFAULT_MAX_LEAD_S = 1.0
 
 #: the trailing run of non-space characters: the word an LLM may still be writing
 _LAST_WORD = re.compile(r"\S*\Z")
+
+
+@dataclass(slots=True)
+class _StaleAnswer:
+    """Which LLM text belongs to an answer that an ``InterruptionFrame`` has already ended.
+
+    Pipecat delivers system frames ahead of the data frames queued before them, so tokens the LLM
+    pushed just before it was interrupted reach this service *after* the ``InterruptionFrame``.
+    Spoken, they would open a new turn: a fragment of a dropped answer (a cancelled speculation's
+    first words) heard and written into the context. They are the rest of the interrupted answer
+    up to its ``LLMFullResponseEndFrame`` (a cancelled LLM may send none: the next answer's
+    ``LLMFullResponseStartFrame`` ends it too). Text outside any answer is never held stale.
+    """
+
+    open: bool = False
+    stale: bool = False
+
+    def admits(self, frame: PipecatFrame) -> bool:
+        """Note ``frame``; False when it is the rest of an interrupted answer, to be dropped."""
+        if isinstance(frame, InterruptionFrame):
+            self.stale, self.open = self.open, False
+            return True
+        if not isinstance(frame, LLMFullResponseStartFrame | LLMTextFrame | LLMFullResponseEndFrame):
+            return True
+        if frame.skip_tts:
+            return True
+        was_stale = self.stale
+        if isinstance(frame, LLMFullResponseStartFrame):
+            self.open, self.stale = True, False
+            return True
+        if isinstance(frame, LLMFullResponseEndFrame):
+            self.open = self.stale = False
+        return not was_stale
 
 
 @dataclass
@@ -158,6 +193,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         self._next_held = False
         #: the unfinished last word of the LLM text so far (see _hold_partial_word)
         self._word_tail = ""
+        self._stale_answer = _StaleAnswer()
 
     # -- Pipecat surface ----------------------------------------------------------------------
 
@@ -216,6 +252,8 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
 
     async def process_frame(self, frame: PipecatFrame, direction: FrameDirection) -> None:
         """Pass LLM text on in whole words; everything else is the base class's business."""
+        if not self._stale_answer.admits(frame):
+            return  # the rest of an interrupted answer: nothing of it is spoken or recorded
         if isinstance(frame, LLMTextFrame) and not frame.skip_tts:
             if not self._hold_partial_word(frame):
                 return
