@@ -15,9 +15,10 @@ The baseline is each server idle after ``--warmup-s`` of the same traffic (lazil
 allocator arenas); the final reading is each idle again after the soak. Figures: RSS growth
 (final over baseline), threads, descriptors and asyncio tasks against baseline (from the
 servers' ``/metrics``), client-visible errors, the WebSocket server's late frames, turns and
-calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time), and each sample
-to ``<out>/soak_series.jsonl`` as it is taken; a server that cannot answer ``/metrics`` within
-``METRICS_TIMEOUT_S`` is recorded as such, not a crash of the soak. Exits 0;
+calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time), each
+sample to ``<out>/soak_series.jsonl`` as it is taken, and each server's output to
+``<out>/<name>.log``; a server that cannot answer ``/metrics`` within ``METRICS_TIMEOUT_S`` is
+recorded as such, not a crash of the soak. Exits 0;
 ``tests/test_soak.py`` runs two minutes of it in CI and asserts from the JSON.
 """
 
@@ -120,29 +121,44 @@ class Server:
 
 
 @contextlib.contextmanager
-def server(name: str, *argv: str) -> Any:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agent.cli", *argv, "--port", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+def server(name: str, out: Path, *argv: str) -> Any:
+    """Run ``warmline <argv>`` with its output in ``<out>/<name>.log``, read for its address.
+
+    A pipe nobody reads would fill with an hour of log lines and block the server's writes: the
+    server would hang, and the soak would measure that instead of the server.
+    """
+    log_path = out / f"{name}.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli", *argv, "--port", "0"],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"http://([^/\s]+)/", line)
-        if match is None:
-            raise RuntimeError(f"{name} did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
-        yield Server(name, proc, match.group(1))
+        yield Server(name, proc, address_in(log_path, proc))
     finally:
         proc.terminate()
         try:
-            proc.communicate(timeout=60)
+            proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.communicate()
+            proc.wait()
+
+
+def address_in(log_path: Path, proc: subprocess.Popen[str]) -> str:
+    """The ``host:port`` the server prints once it listens (its log until then, if it dies)."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        match = re.search(r"http://([^/\s]+)/", log_path.read_text())
+        if match is not None:
+            return match.group(1)
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise RuntimeError(f"{log_path.stem} did not start:\n{log_path.read_text()[-4000:]}")
 
 
 # -- the traffic ----------------------------------------------------------------------------------
@@ -355,13 +371,14 @@ async def idle_reading(s: Server) -> dict[str, Any]:
 
 
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    out = Path(args.out)
     backend = HibariBackend()
     backend.load()
     audio = {
         text: g711.encode(spoken_pcm(backend, text, 8000)).tobytes()
         for text in (*QUESTIONS, BARGE_IN, BACKCHANNEL)
     }
-    with server("serve", "serve") as serve, server("call", "call", "--demo-grammar") as call:
+    with server("serve", out, "serve") as serve, server("call", out, "call", "--demo-grammar") as call:
         servers = [serve, call]
         series: list[dict[str, Any]] = []
         t0 = time.monotonic()
