@@ -24,7 +24,11 @@ class ServerMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         register_process_metrics(self.registry)
-        self.sessions = Gauge("warmline_ws_sessions", "WebSocket sessions open now", registry=self.registry)
+        self.sessions = Gauge(
+            "warmline_ws_sessions",
+            "Engine sessions open now (WebSockets and speech requests)",
+            registry=self.registry,
+        )
         self.frames_sent = Counter(
             "warmline_ws_frames_sent", "80 ms audio frames sent", registry=self.registry
         )
@@ -46,6 +50,13 @@ class ServerMetrics:
             "warmline_ws_rejected_connections",
             "Connections refused or dropped by the server, by reason",
             ["reason"],
+            registry=self.registry,
+        )
+
+        self.speech_requests = Counter(
+            "warmline_http_speech_requests",
+            "POST /v1/audio/speech requests, by outcome (ok, cut, refused, failed) and HTTP status",
+            ["outcome", "status"],
             registry=self.registry,
         )
 

@@ -24,7 +24,6 @@ import contextlib
 import itertools
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -35,12 +34,14 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
+from transports.openai.speech import openai_routes
 from transports.security import origin_ok, request_token, token_ok
 from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
 from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
 from transports.ws.protocol import PROTOCOL_VERSION
 from transports.ws.settings import ServerSettings
+from transports.ws.state import ServerState
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import SampleFormat
 from tts_service.errors import CapacityError
@@ -49,25 +50,6 @@ from tts_service.runtime import EngineRuntime
 log = logging.getLogger("warmline.ws")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
-
-
-@dataclass(slots=True)
-class ServerState:
-    """What one app knows about itself: its parts and its live connection count."""
-
-    runtime: EngineRuntime
-    settings: ServerSettings
-    metrics: ServerMetrics
-    #: the server's drain (one that never begins when the app was given none)
-    drain: Drain
-    connections: int = 0
-    model_loaded: bool = False
-
-    @property
-    def status(self) -> str:
-        if self.drain.draining:
-            return "draining"
-        return "ok" if self.model_loaded else "starting"
 
 
 def create_app(
@@ -125,6 +107,7 @@ def create_app(
             WebSocketRoute("/", websocket_endpoint),
             WebSocketRoute("/ws", websocket_endpoint),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+            *openai_routes(state),
         ],
         lifespan=lifespan,
     )
@@ -156,19 +139,14 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
         mark_denied()
         await websocket.send_denial_response(_unauthorized())
         return
-    if state.drain.draining:
-        metrics.rejected.labels("draining").inc()
+    refusal = state.refusal()
+    if refusal is not None:
+        metrics.rejected.labels(refusal).inc()
         await websocket.accept()
-        await websocket.close(1013, NOT_TAKING)
+        busy = f"server busy: all {settings.max_sessions} sessions in use, try later"
+        await websocket.close(1013, NOT_TAKING if refusal == "draining" else busy)
         return
-    if state.connections >= settings.max_sessions:
-        metrics.rejected.labels("max_sessions").inc()
-        await websocket.accept()
-        await websocket.close(1013, f"server busy: all {settings.max_sessions} sessions in use, try later")
-        return
-    state.connections += 1  # reserved before any await, so concurrent upgrades cannot overshoot
-    metrics.sessions.set(state.connections)
-    try:
+    with state.seat():
         await websocket.accept()
         try:
             session = await state.runtime.open_session(
@@ -191,9 +169,6 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
             await connection.run()
             closed = connection.closed_with
             job.outcome = "the client left" if closed is None else f"closed {closed[0]}: {closed[1]}"
-    finally:
-        state.connections -= 1
-        metrics.sessions.set(state.connections)
 
 
 __all__ = ["ServerState", "create_app"]
