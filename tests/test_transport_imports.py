@@ -19,3 +19,15 @@ def test_twilio_codec_and_mark_ledger_import_no_io() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"the codecs import {out.stdout.strip()}"
+
+
+def test_the_speech_api_request_checks_and_voice_names_import_no_io() -> None:
+    """OpenAI's request shape and voice names are checked without the server or an event loop."""
+    code = (
+        "import sys\n"
+        "import transports.openai.request, transports.openai.voices, transports.openai.encoders\n"
+        f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"the speech API's checks import {out.stdout.strip()}"

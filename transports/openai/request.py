@@ -1,0 +1,191 @@
+"""``POST /v1/audio/speech`` requests and errors as OpenAI defines them: pure, checked once.
+
+    request = parse_speech_request(body, limits)    # a SpeechRequest, or raises ApiError
+
+Every field OpenAI documents is read: ``model`` (one of ``SPEECH_MODELS``: OpenAI's TTS model
+names all mean this server's model), ``input``, ``voice`` (a name, or ``{"id": name}``; see
+``voices``), ``response_format`` (default ``mp3``), ``speed`` (default 1.0; OpenAI allows 0.25-4.0,
+this server the backend's range), ``stream_format`` (``audio``, the default, or ``sse``) and
+``instructions``, which is accepted and has no effect: Warmline's voices take no style prompt.
+Unknown fields are ignored, as OpenAI's clients may send newer ones.
+
+An ``ApiError`` carries the HTTP status and OpenAI's error body,
+``{"error": {"message", "type", "param", "code"}}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from transports.openai.encoders import FORMATS
+from transports.openai.voices import resolve_voice
+
+#: OpenAI's speech model names; each is served by this server's one model
+OPENAI_SPEECH_MODELS = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts", "gpt-4o-mini-tts-2025-12-15")
+STREAM_FORMATS = ("audio", "sse")
+#: the speed range OpenAI documents (this server may allow less: its backend's range)
+OPENAI_SPEED_RANGE = (0.25, 4.0)
+
+
+class ApiError(Exception):
+    """An error answered in OpenAI's shape with ``status``."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "invalid_request_error",
+        param: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
+
+    def body(self) -> dict[str, dict[str, str | None]]:
+        return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechLimits:
+    """What this server offers: the request is checked against it."""
+
+    #: the model names accepted: the backend's own and OpenAI's
+    models: tuple[str, ...]
+    voices: tuple[str, ...]
+    default_voice: str
+    speed_range: tuple[float, float]
+    max_input_chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechRequest:
+    model: str
+    input: str
+    #: the voice of ours that speaks (after the OpenAI name mapping)
+    voice: str
+    #: the voice as the client named it
+    requested_voice: str
+    response_format: str
+    speed: float
+    stream_format: str
+    instructions: str | None
+
+
+def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
+    """The request in ``body``; raises ``ApiError`` (400, or 404 for an unknown model)."""
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, f"We could not parse the JSON body of your request: {exc}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "The request body must be a JSON object.")
+    model = _string(data, "model", required=True)
+    if model not in limits.models:
+        raise ApiError(
+            404,
+            f"The model '{model}' does not exist here; use one of: {', '.join(limits.models)}.",
+            param="model",
+            code="model_not_found",
+        )
+    text = _string(data, "input", required=True)
+    if not text.strip():
+        raise ApiError(400, "'input' is empty: there is nothing to say.", param="input", code="empty_input")
+    if len(text) > limits.max_input_chars:
+        raise ApiError(
+            400,
+            f"'input' holds {len(text)} characters; at most {limits.max_input_chars} are allowed.",
+            param="input",
+            code="string_above_max_length",
+        )
+    requested = _voice_name(data.get("voice"))
+    voice = resolve_voice(requested, limits.voices, limits.default_voice)
+    if voice is None:
+        raise ApiError(
+            400,
+            f"Unknown voice '{requested[:60]}'. Use one of {', '.join(limits.voices)}, or an OpenAI voice "
+            f"name (see GET /v1/audio/voices).",
+            param="voice",
+            code="invalid_voice",
+        )
+    response_format = _choice(data, "response_format", tuple(FORMATS), default="mp3")
+    stream_format = _choice(data, "stream_format", STREAM_FORMATS, default="audio")
+    return SpeechRequest(
+        model=model,
+        input=text,
+        voice=voice,
+        requested_voice=requested,
+        response_format=response_format,
+        speed=_speed(data.get("speed", 1.0), limits.speed_range),
+        stream_format=stream_format,
+        instructions=_string(data, "instructions") or None,
+    )
+
+
+def _string(data: dict[str, Any], name: str, *, required: bool = False) -> str:
+    value = data.get(name)
+    if value is None:
+        if required:
+            raise ApiError(400, f"'{name}' is required.", param=name, code="missing_required_parameter")
+        return ""
+    if not isinstance(value, str):
+        raise ApiError(400, f"'{name}' must be a string.", param=name, code="invalid_type")
+    return value
+
+
+def _voice_name(value: object) -> str:
+    if isinstance(value, dict):
+        value = value.get("id")
+    if value is None:
+        raise ApiError(400, "'voice' is required.", param="voice", code="missing_required_parameter")
+    if not isinstance(value, str):
+        message = "'voice' must be a string or {\"id\": string}."
+        raise ApiError(400, message, param="voice", code="invalid_type")
+    return value
+
+
+def _choice(data: dict[str, Any], name: str, choices: Sequence[str], *, default: str) -> str:
+    value = data.get(name)
+    if value is None:
+        return default
+    if value not in choices:
+        raise ApiError(
+            400,
+            f"'{str(value)[:40]}' is not a supported {name}; use one of: {', '.join(choices)}.",
+            param=name,
+            code="invalid_value",
+        )
+    return str(value)
+
+
+def _speed(value: object, allowed: tuple[float, float]) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ApiError(400, "'speed' must be a number.", param="speed", code="invalid_type")
+    lo, hi = allowed
+    if not lo <= float(value) <= hi:
+        raise ApiError(
+            400,
+            f"'speed' {value} is out of range: this server's voice speaks at {lo} to {hi} "
+            f"(OpenAI allows {OPENAI_SPEED_RANGE[0]} to {OPENAI_SPEED_RANGE[1]}).",
+            param="speed",
+            code="invalid_value",
+        )
+    return float(value)
+
+
+__all__ = [
+    "OPENAI_SPEECH_MODELS",
+    "OPENAI_SPEED_RANGE",
+    "STREAM_FORMATS",
+    "ApiError",
+    "SpeechLimits",
+    "SpeechRequest",
+    "parse_speech_request",
+]
