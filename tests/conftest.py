@@ -10,6 +10,32 @@ from hypothesis import settings
 
 from tts_service.backends.hibari.backend import HibariBackend
 
+#: whole calls and hour-shaped runs in real time (minutes each): marked ``scenario``. CI runs them on
+#: Python 3.11; on 3.12 and 3.13 it runs the rest (``-m "not scenario"``), which is every unit,
+#: server, Pipecat and agent-part test, so a Python difference shows there in minutes.
+SCENARIO_MODULES = frozenset(
+    {
+        "test_soak",
+        "test_agent_call",
+        "test_agent_drain",
+        "test_turn_taking_call",
+        "test_call_leaks",
+        "test_webrtc_call",
+        "test_browser_player",
+        "test_v2v_bench",
+        "test_context_under_load",
+        "test_ws_bad_peers",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__ in SCENARIO_MODULES:
+            item.add_marker(pytest.mark.scenario)
+
+
 # Deterministic property tests: the same examples on every run and machine, no wall-clock deadline.
 settings.register_profile("warmline", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("warmline")

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from extras import NO_TORCH
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason=NO_TORCH)
 HAVE_DIA2 = (
     importlib.util.find_spec("dia2") is not None and importlib.util.find_spec("transformers") is not None
 )

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from extras import NO_TORCH
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("pocket_tts")
+torch = pytest.importorskip("torch", reason=NO_TORCH)
+pytest.importorskip("pocket_tts", reason=NO_TORCH)
 
 from engine_helpers import events_of, frames_of, pump, pump_frames, words_of  # noqa: E402
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from extras import NO_TORCH
 
-torch = pytest.importorskip("torch")
-pytest.importorskip("pocket_tts")
+torch = pytest.importorskip("torch", reason=NO_TORCH)
+pytest.importorskip("pocket_tts", reason=NO_TORCH)
 
 import torch.nn.functional as F  # noqa: E402
 from pocket_tts import TTSModel  # noqa: E402

@@ -27,10 +27,10 @@ def _readme_commands() -> list[str]:
 
 
 def test_ci_runs_the_readme_test_command_exactly() -> None:
-    """The second command of the README is the last line of .ci/run, character for character."""
+    """The second command of the README is a line of .ci/run, character for character."""
     commands = _readme_commands()
     ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    assert ci_lines[-1] == commands[1]
+    assert commands[1] in ci_lines
 
 
 def test_readme_main_command_speaks_with_the_cli() -> None:

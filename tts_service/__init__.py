@@ -5,4 +5,4 @@ only bridge to asyncio; backends (``tts_service.backends``) are the only modules
 runtimes.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
