@@ -77,10 +77,12 @@ def test_sanitize_keeps_newlines_and_ordinary_text() -> None:
 
 
 def test_sanitize_format_ranges_match_unicodedata() -> None:
-    """The hard-coded Cf ranges equal this Python's category Cf exactly (fails if Unicode adds some)."""
+    """The hard-coded Cf ranges hold this Python's category Cf (fails if Unicode adds some), and any
+    more are code points this Python's Unicode has not assigned yet (newer Pythons' Cf)."""
     hardcoded = {c for first, last in textclean._FORMAT_RANGES for c in range(first, last + 1)}
     derived = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
-    assert hardcoded == derived
+    assert derived <= hardcoded
+    assert {unicodedata.category(chr(c)) for c in hardcoded - derived} <= {"Cn"}
 
 
 @pytest.mark.parametrize("category", ["Cc", "Cf", "Cs"])
