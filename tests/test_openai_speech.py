@@ -223,6 +223,21 @@ def test_a_bad_request_gets_its_status_and_openai_error_shape(
     run(body, ToneBackend())
 
 
+@pytest.mark.parametrize("text", ["...", "🙂 🙂", "```\ncode only\n```"])
+def test_input_with_nothing_to_say_is_a_short_valid_file_not_an_error(text: str) -> None:
+    """Punctuation, emoji or a code block alone: 200 with a valid (silent or empty) WAV, session freed."""
+
+    async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        whole = await client.audio.speech.create(
+            model="tts-1", voice="alloy", input=text, response_format="wav"
+        )
+        samples, rate = decode(whole.content, "wav")
+        assert rate == 24000 and len(samples) / rate < 1.0
+        assert await server.wait_sessions(0) == 0
+
+    run(body, ToneBackend())
+
+
 def test_bad_json_a_wrong_token_and_a_full_server_get_their_statuses() -> None:
     settings = ServerSettings(token="sesame", max_sessions=1)
     backend = GatedTone()

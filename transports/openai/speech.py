@@ -114,7 +114,11 @@ async def _speech(request: Request, state: SpeechHost, name: str) -> Response:
         if exc.status >= 500:
             log.warning("%s: %s", name, exc.message)
         return _error(exc)
-    response = SpeechResponse(speech, session, state, name, started=started)
+    try:
+        response = SpeechResponse(speech, session, state, name, started=started)
+    except BaseException:
+        await session.aclose()
+        raise
     try:
         await response.prime()
     except ApiError as exc:
@@ -213,8 +217,11 @@ class SpeechResponse(Response):
 
     async def prime(self) -> None:
         """Give the engine the input; return once the first audio is encoded (raises ApiError)."""
-        self._session.start(self._speech.input)
-        self._session.flush()
+        try:
+            self._session.start(self._speech.input)
+            self._session.flush()
+        except InvalidInputError as exc:  # e.g. text the engine finds nothing to say in
+            raise ApiError(400, f"'input' was refused: {exc}", param="input", code=exc.code) from None
         while not self._first:
             try:
                 self._first = await anext(self._chunks)
