@@ -46,6 +46,7 @@ from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline
 from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
+from transports import heap
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.process_metrics import register_process_metrics
 from transports.security import request_token, token_ok
@@ -371,6 +372,9 @@ class AgentState:
             self.recent.append(CallRecord.of(name, transport, agent))
             self.calls[transport] -= 1
             self.metrics.calls.labels(transport).set(self.calls[transport])
+        # what finished calls freed (this one's decoder and VAD as soon as its pipeline's cycles
+        # are collected) goes back to the system, not kept in glibc's arenas (transports/heap.py)
+        await heap.trim_soon()
 
     async def _end_on_drain(self, agent: AgentPipeline, job: DrainJob) -> None:
         """While the server drains, let the call run; near the bound say goodbye; at it, hang up."""
