@@ -10,7 +10,7 @@ from pathlib import Path
 
 import tts_service.engine
 
-FORBIDDEN = ("asyncio", "torch", "onnxruntime", "socket", "pipecat", "websockets", "aiortc")
+FORBIDDEN = ("asyncio", "torch", "onnxruntime", "socket", "pipecat", "livekit", "websockets", "aiortc")
 ENGINE_MODULES = sorted(
     f"tts_service.engine.{m.name}"
     for m in pkgutil.iter_modules([str(Path(tts_service.engine.__file__).parent)])
