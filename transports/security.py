@@ -82,6 +82,11 @@ def token_ok(expected: str | None, presented: str | None) -> bool:
     return hmac.compare_digest(presented.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
 
 
+def authorized(expected: str | None, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
+    """Whether a request presents the server's token (``request_token``, ``token_ok``)."""
+    return token_ok(expected, request_token(headers, query))
+
+
 def origin_ok(origin: str | None, host: str | None, allowed: Iterable[str]) -> bool:
     """Whether a browser page from ``origin`` may connect (see the module docstring)."""
     if origin is None:
@@ -125,6 +130,7 @@ __all__ = [
     "TOKEN_ENV",
     "InsecureBindError",
     "TokenBucket",
+    "authorized",
     "check_bind",
     "is_loopback",
     "origin_ok",

@@ -56,7 +56,7 @@ from transports.openai.request import (
     parse_speech_request,
 )
 from transports.openai.voices import aliases
-from transports.security import request_token, token_ok
+from transports.security import authorized
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import Done, ErrorEvent, SampleFormat, SpeechFrame
 from tts_service.errors import CapacityError, InvalidInputError, WarmlineError
@@ -135,7 +135,7 @@ async def _speech(request: Request, state: SpeechHost, name: str) -> Response:
 async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, RuntimeSession]:
     """Check the request, take a seat and open its session; raises ``ApiError``."""
     settings = state.settings
-    if not token_ok(settings.token, request_token(request.headers, request.query_params)):
+    if not authorized(settings.token, request.headers, request.query_params):
         state.metrics.rejected.labels("token").inc()
         raise _bad_key()
     max_chars = settings.max_turn_chars
@@ -352,7 +352,7 @@ def _voices(state: SpeechHost) -> tuple[tuple[str, ...], str]:
 
 
 def _denied(request: Request, state: SpeechHost) -> Response | None:
-    if token_ok(state.settings.token, request_token(request.headers, request.query_params)):
+    if authorized(state.settings.token, request.headers, request.query_params):
         return None
     return _error(_bad_key())
 

@@ -35,7 +35,7 @@ from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
 from transports.openai.speech import openai_routes
-from transports.security import origin_ok, request_token, token_ok
+from transports.security import authorized, origin_ok
 from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
 from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
@@ -116,7 +116,7 @@ def create_app(
 
 
 def _authorized(conn: HTTPConnection, settings: ServerSettings) -> bool:
-    return token_ok(settings.token, request_token(conn.headers, conn.query_params))
+    return authorized(settings.token, conn.headers, conn.query_params)
 
 
 def _unauthorized() -> Response:
