@@ -273,6 +273,7 @@ def create_agent_app(
             yield
         finally:
             await endpoint.aclose()
+            await state.trimmer.aclose()
 
     async def healthz(request: Request) -> Response:
         status = "draining" if drain.draining else "ok" if state.model_loaded else "starting"
@@ -351,6 +352,8 @@ class AgentState:
     live: dict[str, AgentPipeline] = dataclasses.field(default_factory=dict)
     #: what the latest finished calls left behind, newest last (for logs, debugging and tests)
     recent: deque[CallRecord] = dataclasses.field(default_factory=lambda: deque(maxlen=16))
+    #: gives the C heap that finished calls freed back to the system, on one thread of its own
+    trimmer: heap.Trimmer = dataclasses.field(default_factory=heap.Trimmer)
 
     async def run(self, transport: str, agent: AgentPipeline, call: Awaitable[None]) -> None:
         """Run one call's pipeline, counted and listed in ``live`` while it runs."""
@@ -374,7 +377,7 @@ class AgentState:
             self.metrics.calls.labels(transport).set(self.calls[transport])
         # what finished calls freed (this one's decoder and VAD as soon as its pipeline's cycles
         # are collected) goes back to the system, not kept in glibc's arenas (transports/heap.py)
-        await heap.trim_soon()
+        await self.trimmer.trim()
 
     async def _end_on_drain(self, agent: AgentPipeline, job: DrainJob) -> None:
         """While the server drains, let the call run; near the bound say goodbye; at it, hang up."""

@@ -12,9 +12,11 @@ question, hear the answer (sometimes talking over it, sometimes saying "uh huh")
 and over.
 
 The baseline is each server idle after ``--warmup-s`` of the same traffic (lazily built parts,
-allocator arenas); the final reading is each idle again after the soak. Figures: RSS growth
-(final over baseline), threads, descriptors and asyncio tasks against baseline (from the
-servers' ``/metrics``), client-visible errors, the WebSocket server's late frames, turns and
+allocator arenas); the warm-up must outlast the call server's rise to its working level (about
+8 minutes with 2 callers: see the plot), so an hour's run wants ``--warmup-s 600``. The final
+reading is each idle again after the soak. Figures: RSS growth (final over baseline), threads,
+descriptors and asyncio tasks against baseline (from the servers' ``/metrics``), client-visible
+errors, the WebSocket server's late frames, turns and
 calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time), each
 sample to ``<out>/soak_series.jsonl`` as it is taken, and each server's output to
 ``<out>/<name>.log``; a server that cannot answer ``/metrics`` within ``METRICS_TIMEOUT_S`` is

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,21 @@ def test_without_glibc_trim_does_nothing(monkeypatch: pytest.MonkeyPatch) -> Non
     assert heap.available() is False
     assert heap.trim() is False
     assert asyncio.run(heap.trim_soon()) is False
+
+
+@pytest.mark.skipif(not heap.available(), reason="not glibc: there is no malloc_trim to call")
+def test_a_trimmer_folds_concurrent_trims_into_one_on_its_own_thread() -> None:
+    async def main() -> tuple[list[bool], set[str], set[str]]:
+        trimmer = heap.Trimmer()
+        before = {t.name for t in threading.enumerate()}
+        results = await asyncio.gather(*(trimmer.trim() for _ in range(8)))
+        during = {t.name for t in threading.enumerate()} - before
+        await trimmer.aclose()
+        after = {t.name for t in threading.enumerate()} - before
+        assert await trimmer.trim() is False  # closed: no new thread
+        return results, during, after
+
+    results, during, after = asyncio.run(main())
+    assert len(set(results)) == 1  # one trim, its result shared
+    assert len(during) == 1 and next(iter(during)).startswith("warmline-heap-trim")
+    assert not any(name.startswith("warmline-heap-trim") for name in after)

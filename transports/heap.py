@@ -8,7 +8,8 @@ burst's RSS for good. ``malloc_trim(0)`` walks every arena and returns its free 
 
 Elsewhere than glibc (musl, macOS) there is no such call and :func:`trim` does nothing; the
 process is as it would be without it. The trim walks every arena under its lock (a few ms on a
-server's heap), so callers on an event loop run it in a worker thread: :func:`trim_soon`.
+server's heap), so callers on an event loop run it in a worker thread: :func:`trim_soon` once, a
+:class:`Trimmer` (one thread of its own, trims never queued) for a server that trims per call.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import ctypes.util
 import functools
 import logging
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger("warmline.heap")
 
@@ -58,4 +60,43 @@ async def trim_soon() -> bool:
     return released
 
 
-__all__ = ["available", "trim", "trim_soon"]
+class Trimmer:
+    """Trims on one thread of its own, one trim at a time, for a server that trims per call.
+
+    A trim asked for while one runs is folded into it (that one returns what the other freed
+    too): calls ending together never queue trims, and the process gains one thread, made on
+    the first trim and joined by ``aclose``, not threads of the loop's default executor.
+    """
+
+    def __init__(self) -> None:
+        self._executor: ThreadPoolExecutor | None = None
+        self._running: asyncio.Future[bool] | None = None
+        self._closed = False
+
+    async def trim(self) -> bool:
+        """Trim now (or join the trim under way); True when memory was released."""
+        if self._closed or not available():
+            return False
+        if self._running is None:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warmline-heap-trim")
+            self._running = asyncio.get_running_loop().run_in_executor(self._executor, trim)
+            self._running.add_done_callback(self._finished)
+        return await asyncio.shield(self._running)
+
+    def _finished(self, future: asyncio.Future[bool]) -> None:
+        self._running = None
+        if not future.cancelled() and future.exception() is None:
+            log.debug("heap trimmed (released: %s)", future.result())
+
+    async def aclose(self) -> None:
+        """Wait for a trim under way, then stop the thread."""
+        self._closed = True
+        if self._running is not None:
+            await asyncio.gather(asyncio.shield(self._running), return_exceptions=True)
+        if self._executor is not None:
+            executor, self._executor = self._executor, None
+            await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
+
+
+__all__ = ["Trimmer", "available", "trim", "trim_soon"]
