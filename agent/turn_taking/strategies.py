@@ -82,16 +82,19 @@ class TurnTakingConfig:
 
 class _Deadline:
     """One timer task of a strategy, on the pipeline's task manager: ``fire`` at the deadline it
-    was last armed for. Re-arming cancels and awaits the previous task; so does ``aclose``."""
+    was last armed for. Re-arming cancels and awaits the previous task; so does ``aclose``, and
+    after ``close`` (the strategy's cleanup) nothing arms it again: a frame still on its way
+    through a pipeline that is ending must not leave a timer behind it."""
 
     def __init__(self, owner: BaseObject, name: str) -> None:
         self._owner = owner
         self._name = name
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def arm(self, due_s: float | None, fire: Callable[[], Awaitable[None]]) -> None:
         await self.aclose()
-        if due_s is None:
+        if due_s is None or self._closed:
             return
 
         async def wait() -> None:
@@ -105,6 +108,15 @@ class _Deadline:
         task, self._task = self._task, None
         if task is not None and task is not asyncio.current_task():
             await self._owner.cancel_task(task)
+
+    async def close(self) -> None:
+        """Cancel the timer for good (the strategy is cleaned up)."""
+        self._closed = True
+        await self.aclose()
+
+    @property
+    def armed(self) -> bool:
+        return self._task is not None
 
 
 class TurnTaking:
@@ -162,7 +174,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         self._timer = _Deadline(self, "barge-in-timer")
 
     async def cleanup(self) -> None:
-        await self._timer.aclose()
+        await self._timer.close()
         await super().cleanup()
 
     async def process_frame(self, frame: Frame) -> ProcessFrameResult | None:
@@ -230,6 +242,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
         self._timer = _Deadline(self, "turn-end-timer")
         self._scoring: asyncio.Task[None] | None = None
         self._scored = False  # Smart Turn scored (or is scoring) the current pause
+        self._closed = False  # cleaned up: no new scoring task
 
     async def setup(self, setup: FrameProcessorSetup) -> None:  # type: ignore[override]
         await super().setup(setup)
@@ -237,8 +250,9 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             self._analyzer.set_sample_rate(setup.audio_in_sample_rate)
 
     async def cleanup(self) -> None:
+        self._closed = True
         await self._stop_scoring()
-        await self._timer.aclose()
+        await self._timer.close()
         if self._analyzer is not None:
             await self._analyzer.cleanup()
         await super().cleanup()
@@ -298,7 +312,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
 
     def _start_scoring(self) -> None:
         """Score the current pause once (at its first sight: the level's, else the VAD's)."""
-        if self._analyzer is None or self._scored or not self._analyzer.speech_triggered:
+        if self._analyzer is None or self._scored or self._closed or not self._analyzer.speech_triggered:
             return
         self._scored = True
         self._scoring = self.create_task(self._score(self._analyzer), "smart-turn")
