@@ -4,7 +4,9 @@
   completing handshake" at ERROR for every HTTP denial of a WebSocket upgrade (Kludex/uvicorn PR
   #3138), though answering 401 or 403 is what the app meant to do. The filter drops exactly that
   record, by its text, and only in a connection's task that marked its denial (``mark_denied``),
-  so a real incomplete handshake still logs.
+  so a real incomplete handshake still logs. uvicorn 0.55 no longer writes the record after a
+  denial response (``UVICORN_LOGS_DENIALS`` is False there); the filter stays for the older
+  releases ``pyproject.toml`` admits.
 
 * ``BadInputIsNoTraceback``: a client that sends a text frame of invalid UTF-8 is closed with
   1007 by uvicorn, which also logs it with ``logger.exception`` (ERROR and a traceback, as if the
@@ -18,8 +20,9 @@
   It relies on ``H11Protocol``'s ``connection_made``, ``connection_lost``, ``handle_events``,
   ``on_response_complete``, and its ``cycle`` and ``transport`` attributes.
 
-``TESTED_UVICORN`` is the release line this was read from; ``tests/test_uvicorn_compat.py`` tells
-whether it still holds (a denial logs nothing, an unfinished handshake still logs).
+``TESTED_UVICORN`` is the release line this was read from (0.54, then 0.55);
+``tests/test_uvicorn_compat.py`` tells whether it still holds (a denial logs nothing, an
+unfinished handshake still logs where uvicorn logs it).
 """
 
 from __future__ import annotations
@@ -32,7 +35,9 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from tts_service.tested_version import TestedVersion
 
-TESTED_UVICORN = TestedVersion("uvicorn", "0.54", contract_test="tests/test_uvicorn_compat.py")
+TESTED_UVICORN = TestedVersion("uvicorn", "0.55", contract_test="tests/test_uvicorn_compat.py")
+#: whether this uvicorn logs the incomplete-handshake error after a denial response (before 0.55)
+UVICORN_LOGS_DENIALS = tuple(int(p) for p in (TESTED_UVICORN.installed or "0.55").split(".")[:2]) < (0, 55)
 #: the start of the record uvicorn logs after a denial response (its own text)
 INCOMPLETE_HANDSHAKE = "ASGI callable returned without completing"
 
@@ -119,6 +124,7 @@ __all__ = [
     "INCOMPLETE_HANDSHAKE",
     "INVALID_UTF8",
     "TESTED_UVICORN",
+    "UVICORN_LOGS_DENIALS",
     "BadInputIsNoTraceback",
     "QuietDenials",
     "header_deadline_protocol",
