@@ -298,13 +298,19 @@ async def llm_tokens(text: str, per_token_s: float = 1 / 30) -> AsyncIterator[st
         yield token
 
 
+async def started_session(voice: WarmlineTTS) -> tuple[voice_agent.AgentSession, CapturedAudio]:
+    """An ``AgentSession`` speaking through ``voice`` into a ``CapturedAudio``, started."""
+    session = voice_agent.AgentSession(tts=voice)
+    sink = CapturedAudio()
+    session.output.audio = sink
+    await session.start(voice_agent.Agent(instructions="a test agent"))
+    return session, sink
+
+
 def test_an_agent_session_says_streamed_llm_tokens_through_the_plugin(backend: HibariBackend) -> None:
     async def main() -> tuple[CapturedAudio, list[str]]:
         async with WarmlineTTS(backend=backend) as voice:
-            session = voice_agent.AgentSession(tts=voice)
-            sink = CapturedAudio()
-            session.output.audio = sink
-            await session.start(voice_agent.Agent(instructions="a test agent"))
+            session, sink = await started_session(voice)
             try:
                 handle = session.say(llm_tokens(FIRST))
                 await handle.wait_for_playout()
@@ -321,10 +327,7 @@ def test_an_agent_session_says_streamed_llm_tokens_through_the_plugin(backend: H
 def test_an_interrupted_agent_session_hears_nothing_more(backend: HibariBackend) -> None:
     async def main() -> tuple[float, float, int]:
         async with WarmlineTTS(backend=backend) as voice:
-            session = voice_agent.AgentSession(tts=voice)
-            sink = CapturedAudio()
-            session.output.audio = sink
-            await session.start(voice_agent.Agent(instructions="a test agent"))
+            session, sink = await started_session(voice)
             try:
                 handle = session.say(LONG)
                 await sink.playing_for_a_while.wait()

@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, Never, TypeAlias
 
@@ -291,17 +291,7 @@ class WarmlineStream(tts.SynthesizeStream):
         self._warmline = tts
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
-        output_emitter.initialize(
-            request_id=utils.shortuuid(),
-            sample_rate=self._warmline.sample_rate,
-            num_channels=1,
-            mime_type="audio/pcm",
-            frame_size_ms=80,
-            stream=True,
-        )
-        async with self._warmline._session_for(self) as session:
-            speaker = _Speaker(self._warmline, session, output_emitter, paced=True)
-            await _speak(speaker, self._feed(speaker), name=f"warmline-livekit-{id(self):x}")
+        await _speak(self._warmline, self, output_emitter, self._feed, paced=True)
 
     async def _feed(self, speaker: _Speaker) -> None:
         async for piece in pushed_input(self):
@@ -322,17 +312,7 @@ class WarmlineChunkedStream(tts.ChunkedStream):
         self._warmline = tts
 
     async def _run(self, output_emitter: tts.AudioEmitter) -> None:
-        output_emitter.initialize(
-            request_id=utils.shortuuid(),
-            sample_rate=self._warmline.sample_rate,
-            num_channels=1,
-            mime_type="audio/pcm",
-            frame_size_ms=80,
-            stream=True,
-        )
-        async with self._warmline._session_for(self) as session:
-            speaker = _Speaker(self._warmline, session, output_emitter, paced=False)
-            await _speak(speaker, self._feed(speaker), name=f"warmline-livekit-{id(self):x}")
+        await _speak(self._warmline, self, output_emitter, self._feed, paced=False)
 
     async def _feed(self, speaker: _Speaker) -> None:
         speaker.text(self.input_text)
@@ -340,24 +320,43 @@ class WarmlineChunkedStream(tts.ChunkedStream):
         await speaker.finished.wait()
 
 
-async def _speak(speaker: _Speaker, feed: Coroutine[Any, Any, None], *, name: str) -> None:
-    """Run ``feed`` (text in; returns once every segment's audio ended) beside ``speaker.run``.
+async def _speak(
+    owner: WarmlineTTS,
+    stream: _Stream,
+    emitter: tts.AudioEmitter,
+    feed: Callable[[_Speaker], Coroutine[Any, Any, None]],
+    *,
+    paced: bool,
+) -> None:
+    """One stream's ``_run``: a session for it, ``feed`` (text in; returns once every segment's
+    audio ended) beside ``_Speaker.run`` (audio out) into ``emitter``.
 
     The first to fail ends both; the engine's own errors reach LiveKit as ``APIError`` (its
     retry and error reporting know only those), not retried: the same text fails the same way.
     """
-    feeder = asyncio.create_task(feed, name=f"{name}-text")
-    audio = asyncio.create_task(speaker.run(), name=f"{name}-audio")
-    try:
-        done, _ = await asyncio.wait({feeder, audio}, return_when=asyncio.FIRST_COMPLETED)
-        for task in done:
-            task.result()
-    except WarmlineError as exc:
-        raise APIError(f"warmline: {exc}", retryable=False) from exc
-    finally:
-        for task in (feeder, audio):
-            task.cancel()
-        await asyncio.gather(feeder, audio, return_exceptions=True)
+    emitter.initialize(
+        request_id=utils.shortuuid(),
+        sample_rate=owner.sample_rate,
+        num_channels=1,
+        mime_type="audio/pcm",
+        frame_size_ms=80,
+        stream=True,
+    )
+    name = f"warmline-livekit-{id(stream):x}"
+    async with owner._session_for(stream) as session:
+        speaker = _Speaker(owner, session, emitter, paced=paced)
+        feeder = asyncio.create_task(feed(speaker), name=f"{name}-text")
+        audio = asyncio.create_task(speaker.run(), name=f"{name}-audio")
+        try:
+            done, _ = await asyncio.wait({feeder, audio}, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()
+        except WarmlineError as exc:
+            raise APIError(f"warmline: {exc}", retryable=False) from exc
+        finally:
+            for task in (feeder, audio):
+                task.cancel()
+            await asyncio.gather(feeder, audio, return_exceptions=True)
 
 
 __all__ = ["DEFAULT_MAX_LEAD_S", "WarmlineChunkedStream", "WarmlineStream", "WarmlineTTS"]
