@@ -8,8 +8,8 @@ burst's RSS for good. ``malloc_trim(0)`` walks every arena and returns its free 
 
 Elsewhere than glibc (musl, macOS) there is no such call and :func:`trim` does nothing; the
 process is as it would be without it. The trim walks every arena under its lock (a few ms on a
-server's heap), so callers on an event loop run it in a worker thread: :func:`trim_soon` once, a
-:class:`Trimmer` (one thread of its own, trims never queued) for a server that trims per call.
+server's heap), so callers on an event loop use a :class:`Trimmer`: one thread of its own, trims
+never queued.
 """
 
 from __future__ import annotations
@@ -51,15 +51,6 @@ def trim() -> bool:
     return bool(function is not None and function(0))
 
 
-async def trim_soon() -> bool:
-    """:func:`trim` in a worker thread, so the event loop never waits on the arenas' locks."""
-    if not available():
-        return False
-    released = await asyncio.to_thread(trim)
-    log.debug("heap trimmed (released: %s)", released)
-    return released
-
-
 class Trimmer:
     """Trims on one thread of its own, one trim at a time, for a server that trims per call.
 
@@ -99,4 +90,4 @@ class Trimmer:
             await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
 
 
-__all__ = ["Trimmer", "available", "trim", "trim_soon"]
+__all__ = ["Trimmer", "available", "trim"]
