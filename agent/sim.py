@@ -281,19 +281,30 @@ async def feed_audio(
     processors: Sequence[FrameProcessor], audio: bytes, sample_rate: int, *, timeout_s: float = 60.0
 ) -> None:
     """Run int16 ``audio`` through ``processors`` in 20 ms input frames, then end the pipeline."""
+    chunk = sample_rate // 50 * 2
+    frames: list[Frame] = [
+        InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
+    ]
+    await feed_frames(processors, frames, sample_rate, timeout_s=timeout_s)
+
+
+async def feed_frames(
+    processors: Sequence[FrameProcessor],
+    frames: Sequence[Frame],
+    sample_rate: int,
+    *,
+    timeout_s: float = 60.0,
+) -> None:
+    """Run ``frames`` through ``processors`` as fast as they go, then end the pipeline."""
     worker = PipelineWorker(
         Pipeline(list(processors)),
         params=PipelineParams(audio_in_sample_rate=sample_rate),
         cancel_on_idle_timeout=False,
     )
-    chunk = sample_rate // 50 * 2
-    frames: list[Frame] = [
-        InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
-    ]
     await worker.queue_frames([*frames, EndFrame()])
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(worker)
     await asyncio.wait_for(runner.run(), timeout_s)
 
 
-__all__ = ["AudioProbe", "Playback", "SpeakingWatch", "SpeechTrigger", "feed_audio", "run_bot"]
+__all__ = ["AudioProbe", "Playback", "SpeakingWatch", "SpeechTrigger", "feed_audio", "feed_frames", "run_bot"]

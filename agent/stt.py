@@ -14,6 +14,10 @@ The VAD confirms speech only ``start_secs`` after it began, so the last ``prerol
 kept and fed first. An ``InterimTranscriptionFrame`` is pushed when the partial hypothesis changes
 (at most every ``interim_every_s``: 0.1 s, so that the turn-taking, which answers speculatively
 from it the moment the caller goes quiet, reads words at most that old).
+With a closed grammar the final transcript is always one of its phrases when the search found
+one: a final hypothesis that is only a fragment (the search ended off the grammar's final
+states, which a short backchannel cut a frame early by the VAD often does) gives way to the
+best whole phrase of the lattice, or of the running hypothesis (``in_grammar``).
 
 Decoding runs on one worker thread per service (pocketsphinx decoders are not thread-safe, and
 feeding them in order matters), never on the event loop. A decoder costs about 60 MB (the general
@@ -29,12 +33,14 @@ import asyncio
 import re
 import threading
 from collections import deque
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from typing import Any, TypeVar
 
 import numpy as np
 import soxr
+from loguru import logger
 from pipecat.frames.frames import (
     CancelFrame,
     EndFrame,
@@ -63,6 +69,8 @@ INTERIM_EVERY_S = 0.1
 #: audio (8 kHz, upsampled) has no energy above 4 kHz, so its mean is far from wideband speech's.
 WIDEBAND_CMN_INIT = "54,6,1,6,-7,0,-3,13,-3,2,-2,2,0"
 NARROWBAND_CMN_INIT = "27,15,-23,19,-15,-4,8,-9,11,-6,0,7,-7"
+#: lattice paths read when a closed grammar's final hypothesis is a fragment (see ``in_grammar``)
+NBEST = 10
 #: measured end-of-speech-to-transcript p99 on a laptop CPU: only ``end_utt`` is left to do
 TTFS_P99_S = 0.1
 
@@ -75,6 +83,12 @@ def normalize_phrase(phrase: str) -> str:
     return " ".join(_WORD.findall(phrase.lower()))
 
 
+def grammar_of(phrases: Sequence[str] | None) -> frozenset[str] | None:
+    """The normalized phrases of a closed grammar; None for none (the general model)."""
+    grammar = frozenset(normalize_phrase(p) for p in phrases or () if normalize_phrase(p))
+    return grammar or None
+
+
 def build_decoder(phrases: Sequence[str] | None = None, *, cmn_init: str = WIDEBAND_CMN_INIT) -> Any:
     """A pocketsphinx decoder: the general language model, or a closed grammar of ``phrases``.
 
@@ -84,7 +98,7 @@ def build_decoder(phrases: Sequence[str] | None = None, *, cmn_init: str = WIDEB
 
     if not phrases:
         return Decoder(logfn="/dev/null", cmninit=cmn_init)
-    grammar = sorted({normalize_phrase(p) for p in phrases if normalize_phrase(p)})
+    grammar = sorted(grammar_of(phrases) or ())
     decoder = Decoder(lm=None, logfn="/dev/null", cmninit=cmn_init)
     missing = sorted({w for p in grammar for w in p.split() if decoder.lookup_word(w) is None})
     if missing:
@@ -101,14 +115,25 @@ DecoderFactory = Callable[[str], Any]
 class DecoderPool:
     """Idle decoders of one configuration, kept for the next call (at most ``max_idle`` of them).
 
+    ``DecoderPool(phrases=...)`` builds closed-grammar decoders (``build_decoder``); a ``factory``
+    of one's own builds them instead, and ``phrases`` then names the grammar it searches.
+
     ``take`` and ``give_back`` may run on any thread. A decoder is taken by one service at a time
     and given back only between utterances, so a reused decoder always starts clean.
     """
 
-    def __init__(self, factory: DecoderFactory, *, max_idle: int = 4) -> None:
+    def __init__(
+        self,
+        factory: DecoderFactory | None = None,
+        *,
+        phrases: Sequence[str] | None = None,
+        max_idle: int = 4,
+    ) -> None:
         if max_idle < 0:
             raise ValueError("max_idle must not be negative")
-        self._factory = factory
+        self._factory: DecoderFactory = factory or (lambda cmn: build_decoder(phrases, cmn_init=cmn))
+        #: the closed grammar its decoders search (None: the general language model)
+        self.grammar: frozenset[str] | None = grammar_of(phrases)
         self._max_idle = max_idle
         self._idle: list[tuple[str, Any]] = []
         self._lock = threading.Lock()
@@ -161,9 +186,7 @@ class PocketsphinxSTTService(STTService):
         if decoder_pool is not None and (phrases or decoder_factory):
             raise ValueError("give either decoder_pool or phrases/decoder_factory: the pool builds its own")
         #: where this call's decoder comes from and goes back to (a pool of its own keeps none)
-        self._pool = decoder_pool or DecoderPool(
-            decoder_factory or (lambda cmn: build_decoder(self._phrases, cmn_init=cmn)), max_idle=0
-        )
+        self._pool = decoder_pool or DecoderPool(decoder_factory, phrases=self._phrases, max_idle=0)
         self._cmn_init = WIDEBAND_CMN_INIT
         self._preroll_s = preroll_s
         self._interim_every_s = interim_every_s
@@ -176,6 +199,7 @@ class PocketsphinxSTTService(STTService):
         self._in_utterance = False
         self._since_interim_s = 0.0
         self._last_interim = ""
+        self._utterance_s = 0.0  # audio fed to the open utterance, pre-roll included
         #: the final transcript of every utterance, in order (for logs and tests)
         self.transcripts: list[str] = []
 
@@ -235,6 +259,7 @@ class PocketsphinxSTTService(STTService):
             yield None
             return
         await self._on_worker(self._feed, pcm)
+        self._utterance_s += len(pcm) / 2 / DECODER_SAMPLE_RATE
         self._since_interim_s += len(pcm) / 2 / DECODER_SAMPLE_RATE
         if self._since_interim_s >= self._interim_every_s:
             self._since_interim_s = 0.0
@@ -256,13 +281,20 @@ class PocketsphinxSTTService(STTService):
         preroll = b"".join(self._preroll)
         self._preroll.clear()
         self._preroll_bytes = 0
+        self._utterance_s = len(preroll) / 2 / DECODER_SAMPLE_RATE
         await self._on_worker(self._start_with, preroll)
 
     async def _end_utterance(self) -> None:
         if not self._in_utterance or self._decoder is None:
             return
         self._in_utterance = False
-        text = await self._on_worker(self._finish)
+        text = await self._on_worker(self._finish, self._last_interim)
+        if not text:
+            # A call that "never answered" is explained here: the VAD heard speech, the
+            # recognizer found no words in it (noise, a cough, speech outside the grammar).
+            logger.info(f"{self}: {self._utterance_s:.2f} s of speech, no words recognised")
+        else:
+            logger.debug(f"{self}: heard [{text}] in {self._utterance_s:.2f} s of speech")
         if text:
             self.transcripts.append(text)
             await self.push_frame(
@@ -282,9 +314,14 @@ class PocketsphinxSTTService(STTService):
         hyp = self._decoder.hyp()
         return "" if hyp is None else clean_hypothesis(str(hyp.hypstr))
 
-    def _finish(self) -> str:
+    def _finish(self, interim: str) -> str:
         self._decoder.end_utt()
-        return self._hypothesis()
+        final = self._hypothesis()
+        grammar = self._pool.grammar
+        if grammar is None or final in grammar:
+            return final
+        alternatives = (clean_hypothesis(str(n.hypstr)) for n in islice(self._decoder.nbest(), NBEST))
+        return in_grammar(final, alternatives, interim, grammar)
 
     async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
         executor = self._executor
@@ -313,6 +350,21 @@ class PocketsphinxSTTService(STTService):
             self._preroll_bytes -= len(self._preroll.popleft())
 
 
+def in_grammar(final: str, alternatives: Iterable[str], interim: str, grammar: Collection[str]) -> str:
+    """The transcript of a closed-grammar utterance whose final hypothesis is not a phrase of it.
+
+    A search that ends off the grammar's final states backtraces a fragment: a short utterance
+    cut by the VAD a frame early or late reads "the", "hi" or "can" where the running hypothesis
+    said "uh huh" all along, and a backchannel read that way interrupts the bot. So the first of
+    the lattice's ``alternatives`` that is a whole phrase wins, then the last ``interim`` if it
+    is one, and only then the fragment itself (speech outside the grammar).
+    """
+    for candidate in (*alternatives, interim):
+        if candidate in grammar:
+            return candidate
+    return final
+
+
 def clean_hypothesis(text: str) -> str:
     """Drop pocketsphinx's filler tokens (``<sil>``, ``[noise]``, ``(2)`` alternates)."""
     words = [re.sub(r"\(\d+\)$", "", w) for w in text.split()]
@@ -328,5 +380,7 @@ __all__ = [
     "PocketsphinxSTTService",
     "build_decoder",
     "clean_hypothesis",
+    "grammar_of",
+    "in_grammar",
     "normalize_phrase",
 ]

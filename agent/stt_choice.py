@@ -34,7 +34,7 @@ from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transcriptions.language import Language
 
 from agent.responder import DEMO_PHRASES
-from agent.stt import DecoderPool, PocketsphinxSTTService, build_decoder
+from agent.stt import DecoderPool, PocketsphinxSTTService
 from tts_service.errors import InvalidInputError
 
 #: every STT by the name ``warmline call --stt`` takes; the first is the default
@@ -85,7 +85,7 @@ def _pocketsphinx(
         raise InvalidInputError(f"pocketsphinx's bundled model is English only, not {language.value!r}")
     phrases = DEMO_PHRASES if demo_grammar else None
     # one pool for every call this factory makes: a finished call's decoder serves the next one
-    pool = DecoderPool(lambda cmn: build_decoder(phrases, cmn_init=cmn))
+    pool = DecoderPool(phrases=phrases)
     return lambda: PocketsphinxSTTService(decoder_pool=pool)
 
 

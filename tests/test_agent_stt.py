@@ -8,23 +8,28 @@ import numpy as np
 import pytest
 from pipecat.frames.frames import (
     Frame,
+    InputAudioRawFrame,
     InterimTranscriptionFrame,
     TranscriptionFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
 )
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.responder import DEMO_PHRASES
-from agent.sim import feed_audio
+from agent.sim import feed_audio, feed_frames
 from agent.stt import (
     NARROWBAND_CMN_INIT,
     WIDEBAND_CMN_INIT,
     DecoderPool,
     PocketsphinxSTTService,
     build_decoder,
+    in_grammar,
     normalize_phrase,
 )
 from agent.vad import silero_vad
+from transports import g711
 from tts_service.engine.ports import Backend
 from tts_service.speech import spoken_pcm
 
@@ -125,3 +130,36 @@ def test_a_service_takes_either_a_pool_or_its_own_grammar() -> None:
     pool = DecoderPool(lambda cmn: build_decoder(None, cmn_init=cmn))
     with pytest.raises(ValueError, match="decoder_pool"):
         PocketsphinxSTTService(phrases=DEMO_PHRASES, decoder_pool=pool)
+
+
+def test_a_fragment_gives_way_to_a_whole_phrase_of_the_lattice_then_the_running_hypothesis() -> None:
+    """A closed grammar transcribes as one of its phrases whenever the search found one."""
+    grammar = {"uh huh", "hi there", "can i book a table for two"}
+    assert in_grammar("hi", ["hi", "uh huh", "hi there"], "", grammar) == "uh huh"
+    assert in_grammar("can", ["can", "can i"], "uh huh", grammar) == "uh huh"
+    assert in_grammar("", [], "uh huh", grammar) == "uh huh"
+    assert in_grammar("can", ["can i"], "can i", grammar) == "can"  # nothing whole: the fragment
+
+
+def stt_frames(audio: bytes, sample_rate: int, *, start_s: float) -> list[Frame]:
+    """``audio`` in 20 ms input frames, the VAD's start at ``start_s`` and its stop at the end."""
+    chunk = sample_rate // 50 * 2
+    frames: list[Frame] = [
+        InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
+    ]
+    start = round(start_s / 0.02)
+    return [*frames[:start], VADUserStartedSpeakingFrame(), *frames[start:], VADUserStoppedSpeakingFrame()]
+
+
+def test_a_backchannel_cut_short_by_the_vad_is_still_a_backchannel(hibari_backend: Backend) -> None:
+    """ "Uh huh" ending a few frames early: the search ends on the fragment "can i", not a phrase
+    of the grammar; the transcript is the whole phrase the lattice holds, so it resumes the bot."""
+    pcm = spoken_pcm(hibari_backend, "Uh huh.", 8000)
+    line = g711.decode(g711.encode(pcm))  # as the phone line carries it
+    pad = np.zeros(4000, dtype="<i2")
+    audio = np.concatenate([pad, line[: len(line) - 640], pad[:160]]).tobytes()
+    collector = Collector()
+    frames = stt_frames(audio, 8000, start_s=0.6)
+    stt = PocketsphinxSTTService(phrases=DEMO_PHRASES)
+    asyncio.run(feed_frames([stt, collector], frames, 8000))
+    assert [text for kind, text in collector.events if kind == "final"] == ["uh huh"]
