@@ -169,6 +169,35 @@ def test_a_resumed_pause_goes_on_with_exactly_the_next_word() -> None:
     assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
 
 
+def test_tokens_the_llm_writes_during_a_pause_keep_the_bot_silent_and_follow_the_remainder() -> None:
+    """ "Uh huh" while the LLM is still writing: its next tokens do not unpause the bot or drop
+    what it had not said; after the resume every word is heard once, in order."""
+    bot_ref: list[Bot] = []
+    tokens = [t + " " for t in ANSWER.split(" ")]
+    half = len(tokens) // 2
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        session = bot.tts.session
+        assert session is not None
+        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t) for t in tokens[:half]))
+        await bot.playback.play(4)
+        await bot.send(BotOutputPauseFrame())
+        await until(lambda: session.state is SessionState.PAUSED, "the pause")
+        heard = len(bot.audio())
+        await bot.send(*(LLMTextFrame(text=t) for t in tokens[half:]), LLMFullResponseEndFrame())
+        await asyncio.sleep(0.3)
+        assert session.state is SessionState.PAUSED, "a token unpaused the bot"
+        assert len(bot.audio()) <= heard + 1, "audio went out during the pause"
+        await bot.send(BotOutputResumeFrame())
+        await until(lambda: session.state is SessionState.IDLE, "the answer's end")
+
+    run(body, hold=True, max_lead_s=1.0)
+    bot = bot_ref[0]
+    assert " ".join(bot.words()).split() == ANSWER.split()
+    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+
+
 def test_a_pause_that_becomes_an_interruption_keeps_only_the_heard_words() -> None:
     """Pause, then an InterruptionFrame: the context holds the words played before the pause."""
     bot_ref: list[Bot] = []

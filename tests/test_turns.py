@@ -137,6 +137,27 @@ def test_pause_reports_the_words_the_adapter_delivered_and_resume_continues() ->
     ]
 
 
+def test_text_that_arrives_while_paused_waits_for_the_resume_and_nothing_is_lost() -> None:
+    """The LLM still writes while the caller says "uh huh": its tokens keep the bot paused, and
+    the resumed answer is the paused remainder, then the new text, then its Done."""
+    session, turns = make()
+    turn = turns.open(now_s=0.0, text="One two three four five six. Seven")
+    turns.start(turn)
+    delivered = deliver(session, turns, frames=4)
+    assert len(delivered) == 4 and turns.pause() is not None
+    turns.add_text(turn, " eight")
+    turns.add_text(turn, " nine ten.")
+    turns.finish(turn)
+    assert turns.paused and session.state is SessionState.PAUSED
+    assert not [o for o in deliver(session, turns) if isinstance(o, SpeechFrame) and not o.last_in_pause]
+    assert turns.resume() is not None
+    rest = deliver(session, turns)
+    assert words(delivered) + words(rest) == [
+        "One", "two", "three", "four", "five", "six.", "Seven", "eight", "nine", "ten.",
+    ]  # fmt: skip
+    assert isinstance(rest[-1], Done) and turns.idle
+
+
 def test_nothing_starts_behind_a_paused_turn_until_it_is_replaced() -> None:
     """A waiting turn waits while the head is paused; replace_all drops both and starts anew."""
     session, turns = make()

@@ -19,7 +19,10 @@ time. ``route`` tells which turn an engine output belongs to: a frame or event o
 dropped (a barge-in, a reset) belongs to none, so nothing of it reaches a listener. ``Done``
 finishes the running turn (and with ``reset_after_done`` drops the conversation prefix: the
 bot's turn is over). What each turn's listener was given (``heard``) is kept on the turn, so
-a pause reports exactly the words that went out.
+a pause reports exactly the words that went out. Text for a paused turn waits on the turn and
+is injected when it resumes (given to the engine while paused, it would discard the remainder,
+as a new answer after a barge-in does), so an answer the LLM is still writing survives a
+backchannel whole.
 
 ``start`` is separate from ``startable`` because some adapters prepare before a turn starts
 (the Pipecat service applies a new voice off the event loop). ``pause`` and ``resume`` return
@@ -201,9 +204,10 @@ class Conversation:
         if turn.complete:
             raise InvalidStateError("the turn was flushed: wait for done, or pause, before more text")
         self._check_length(turn.chars, text)
-        if turn is self.running:
+        if turn is self.running and not self.paused:
             self._session.inject(text)
         else:
+            # A paused turn takes it once resumed: an inject would discard its remainder.
             turn.pending.append(text)
         turn.chars += len(text)
 
@@ -215,8 +219,9 @@ class Conversation:
         turn.complete = True
         if turn is self.running and self._session.state is SessionState.SPEAKING:
             self._session.flush()
-        elif turn is self.running and self._session.state is SessionState.PAUSED:
+        elif turn is self.running and self._session.state is SessionState.PAUSED and not turn.pending:
             self._session.flush()  # the engine finishes it once resumed
+        # (paused with text waiting: ``resume`` injects the text, then flushes)
 
     def finish_all(self) -> None:
         """Every turn is complete (the pipeline is ending): each is spoken to its end, in order."""
@@ -286,9 +291,16 @@ class Conversation:
 
     def resume(self) -> Resumed | None:
         """Continue a paused turn from where it stopped; None when nothing is paused."""
-        if not self.paused:
+        running = self.running
+        if running is None or not self.paused:
             return None
-        return self._session.resume()
+        resumed = self._session.resume()
+        if running.pending:  # what the bot's answer went on with while the caller spoke
+            text, running.pending = "".join(running.pending), []
+            self._session.inject(text)
+            if running.complete:
+                self._session.flush()
+        return resumed
 
     def drop(self, doomed: Callable[[Turn], bool]) -> list[Turn]:
         """Forget the turns ``doomed`` picks; if the running one goes, its audio stops at once.
