@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/call_m
 from websockets.asyncio.client import connect  # noqa: E402
 
 from agent.server import AgentSettings, AgentState, create_agent_app  # noqa: E402
-from transports import g711  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.twilio.carrier import Carrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
+from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.benchmark.census import Census, census  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402

@@ -49,9 +49,9 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/soak.p
 from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 
-from transports import g711  # noqa: E402
 from transports.twilio.carrier import Carrier  # noqa: E402
-from transports.ws import protocol as wp  # noqa: E402
+from tts_service import g711  # noqa: E402
+from tts_service import wire as wp  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.speech import spoken_pcm  # noqa: E402
 

@@ -48,7 +48,6 @@ from transport_report import plot, table  # noqa: E402
 from websockets.asyncio.client import connect  # noqa: E402
 
 from agent.sim import AudioProbe, SpeechTrigger, run_bot  # noqa: E402
-from transports import g711  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.twilio import protocol as tp  # noqa: E402
 from transports.twilio.call import TwilioCall  # noqa: E402
@@ -57,6 +56,7 @@ from transports.twilio.pipecat_transport import TwilioMediaStreamTransport  # no
 from transports.twilio.server import TwilioSettings, twilio_routes  # noqa: E402
 from transports.webrtc.engine_track import EngineTrack  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
+from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.session import SessionConfig, SessionState  # noqa: E402
 from tts_service.engine.types import Output, Paused, Resumed, SpeechFrame  # noqa: E402

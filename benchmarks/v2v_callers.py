@@ -33,9 +33,9 @@ import numpy as np
 
 from agent.latency import ResponseTimes, TurnLatencyObserver
 from agent.responder import pick_intent
-from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier, Utterance
+from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.speech import spoken_pcm
 

@@ -15,19 +15,25 @@ In a bot you already have, the change is the TTS line::
     ])
 
 Many calls can share one warm model: start one ``EngineRuntime`` and pass ``runtime=`` to each
-call's service. This script needs no transport, keys or network: a scripted LLM streams an
+call's service. When the TTS runs elsewhere (a ``warmline serve`` on a GPU box, or the Ray
+deployment), only the arguments change::
+
+    tts = WarmlineTTSService(url="ws://tts.internal:8765/", token=os.environ["WARMLINE_TOKEN"])
+ This script needs no transport, keys or network: a scripted LLM streams an
 answer at 30 tokens a second, a small sink stands where ``transport.output()`` would be and
 writes the audio to a WAV, and the assistant context is printed at the end. With
 ``--barge-in-s`` the sink interrupts once that much audio has arrived, and the context shows
 exactly the words that had begun::
 
     python examples/pipecat_bot.py out.wav [--barge-in-s 2.0] [--sample-rate 16000]
+    python examples/pipecat_bot.py out.wav --url ws://127.0.0.1:8765/   # a running warmline serve
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import wave
 
@@ -107,8 +113,11 @@ async def scripted_llm(worker: PipelineWorker) -> None:
     await worker.queue_frame(LLMFullResponseEndFrame())
 
 
-async def main(path: str, sample_rate: int, barge_in_s: float | None) -> None:
-    tts = WarmlineTTSService(voice="heart")
+async def main(path: str, sample_rate: int, barge_in_s: float | None, url: str | None) -> None:
+    if url:  # remote mode: the same service, the engine on a warmline serve
+        tts = WarmlineTTSService(url=url, token=os.environ.get("WARMLINE_TOKEN"))
+    else:
+        tts = WarmlineTTSService(voice="heart")
     context = LLMContext([{"role": "user", "content": "Can you book a table for two tonight?"}])
     aggregators = LLMContextAggregatorPair(context)
     sink = WavSink(barge_in_s)
@@ -148,5 +157,6 @@ if __name__ == "__main__":
     parser.add_argument("path", help="WAV file to write")
     parser.add_argument("--sample-rate", type=int, default=16000, help="8000, 16000, 24000 or 48000")
     parser.add_argument("--barge-in-s", type=float, default=None, help="interrupt after this much audio")
+    parser.add_argument("--url", default=None, help="a warmline serve to speak through ($WARMLINE_TOKEN)")
     args = parser.parse_args()
-    asyncio.run(main(args.path, args.sample_rate, args.barge_in_s))
+    asyncio.run(main(args.path, args.sample_rate, args.barge_in_s, args.url))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from websockets.asyncio.client import ClientConnection, connect
 
-from transports.ws import protocol as wp
+from tts_service import wire as wp
 
 
 class Capture:

@@ -32,11 +32,11 @@ from agent.pipeline import AgentParts
 from agent.responder import DEMO_INTENTS, DEMO_PHRASES, pick_intent
 from agent.server import GOODBYE, GOODBYE_LEAD_S, AgentSettings, create_agent_app
 from agent.stt import PocketsphinxSTTService
-from transports import g711
 from transports.drain import Drain
 from transports.serve import serving
 from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
+from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 from tts_service.speech import spoken_pcm, write_wav

@@ -29,7 +29,7 @@ from agent.stt import (
     normalize_phrase,
 )
 from agent.vad import silero_vad
-from transports import g711
+from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.speech import spoken_pcm
 

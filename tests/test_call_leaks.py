@@ -24,10 +24,10 @@ import pytest
 from websockets.asyncio.client import connect
 
 from agent.server import AgentSettings, AgentState, create_agent_app
-from transports import g711
 from transports.serve import serving
 from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
+from tts_service import g711
 from tts_service.benchmark.census import Census, census
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime

@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from ws_helpers import WAIT_S, Turn, live_server, ready, receive_until, send
 
 from transports.drain import Drain
-from transports.ws import protocol as wp
+from tts_service import wire as wp
 from tts_service.backends.hibari.backend import HibariBackend
 
 Recognize = Callable[..., str | None]

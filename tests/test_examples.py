@@ -1,7 +1,7 @@
 """The server examples start as their docstrings say, answer their first request, and stop on Ctrl-C.
 
 (``examples/engine_alone.py`` is run by ``test_cli.py``; ``pipecat_bot.py`` by
-``test_pipecat_service.py``.) Each example listens on 127.0.0.1:7860 as documented.
+``test_pipecat_remote.py``, locally and with ``--url``.) Each example listens on 127.0.0.1:7860 as documented.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from transports import g711
+from tts_service import g711
 from tts_service.engine.types import frame_samples
 
 # (linear int16, code): zero is "+0"/"-0", the ends of segment 0 and 1, full scale, and clipping.

@@ -13,7 +13,7 @@ def test_twilio_codec_and_mark_ledger_import_no_io() -> None:
     code = (
         "import sys\n"
         "import transports.twilio.protocol, transports.twilio.stream, transports.twilio.marks\n"
-        "import transports.g711\n"
+        "import tts_service.g711\n"
         f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )

@@ -18,11 +18,11 @@ from websockets.asyncio.client import connect
 
 from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
 from agent.server import AgentSettings, CallRecord, create_agent_app
-from transports import g711
 from transports.serve import serving
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
+from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 from tts_service.speech import spoken_pcm

@@ -34,7 +34,6 @@ from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 
 from agent.sim import SpeechTrigger, run_bot
-from transports import g711
 from transports.serve import serving
 from transports.twilio import protocol as tp
 from transports.twilio.call import TwilioCall
@@ -42,6 +41,7 @@ from transports.twilio.carrier import Carrier
 from transports.twilio.pipecat_transport import TwilioMediaStreamTransport
 from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.ws.settings import ServerSettings
+from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import SpeechFrame

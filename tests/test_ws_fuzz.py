@@ -12,8 +12,8 @@ from asr import DISTRACTORS
 from websockets.asyncio.client import ClientConnection, connect
 from ws_helpers import LiveServer, receive_until, run_with_server, send
 
-from transports.ws import protocol as wp
 from transports.ws.settings import ServerSettings
+from tts_service import wire as wp
 from tts_service.backends.hibari.backend import HibariBackend
 
 Recognize = Callable[..., str | None]

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transports import g711
-from transports.ws import protocol as wp
+from tts_service import g711
+from tts_service import wire as wp
 
 
 def code_of(message: str | bytes, **kwargs: int) -> str:
@@ -204,7 +204,7 @@ def test_codec_modules_import_no_io() -> None:
     forbidden = ("asyncio", "socket", "starlette", "uvicorn", "websockets", "prometheus_client")
     code = (
         "import sys\n"
-        "import transports.ws.protocol, transports.g711, tts_service.engine.listener, transports.security\n"
+        "import tts_service.wire, tts_service.g711, tts_service.engine.listener, transports.security\n"
         f"print(','.join(m for m in {forbidden!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

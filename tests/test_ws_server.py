@@ -18,8 +18,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from ws_helpers import LiveServer, Turn, ready, receive_until, run_with_server, send
 
 from transports.serve import RedactTokens
-from transports.ws import protocol as wp
 from transports.ws.settings import ServerSettings
+from tts_service import wire as wp
 from tts_service.backends.hibari.backend import HibariBackend
 
 Recognize = Callable[..., str | None]

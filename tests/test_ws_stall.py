@@ -17,8 +17,8 @@ import time
 from websockets.asyncio.client import connect
 from ws_helpers import LiveServer, receive_until, run_with_server, send
 
-from transports.ws import protocol as wp
 from transports.ws.settings import ServerSettings
+from tts_service import wire as wp
 from tts_service.backends.hibari.backend import HibariBackend
 
 TEXT = "Thank you for waiting, your table is ready now. I can help you with anything else you need."

@@ -17,9 +17,9 @@ from websockets.asyncio.client import ClientConnection
 
 from transports.drain import Drain
 from transports.serve import USER_TIMEOUT_S, serving
-from transports.ws import protocol as wp
 from transports.ws.server import ServerState, create_app
 from transports.ws.settings import ServerSettings
+from tts_service import wire as wp
 from tts_service.engine.ports import Backend
 from tts_service.runtime import EngineRuntime
 

@@ -17,12 +17,13 @@ clients may switch on); messages are for people and may change.
     ├── BackendError                   backend_error
     │   ├── ModelNotAvailableError     model_not_available
     │   └── SynthesisError             synthesis_failed
-    └── CapacityError                  capacity
+    ├── CapacityError                  capacity
+    └── RemoteUnavailableError         remote_unavailable
 
 Raise them chained with ``from`` when they wrap another exception. Messages may cross a wire;
 what only the operator should read (a path on the server, say) goes in ``operator_hint``.
 
-The transports extend this one tree (the engine never imports them): ``transports.ws.protocol.
+The transports extend this one tree (the engine never imports them): ``tts_service.wire.
 ProtocolError`` (wire codes such as ``bad_json``, ``unknown_command``), ``transports.twilio.
 protocol.TwilioProtocolError`` (``twilio_malformed``, ``twilio_out_of_order``, ``twilio_bad_payload``...),
 ``transports.security.InsecureBindError`` and ``transports.serve.BindError``.
@@ -128,3 +129,9 @@ class CapacityError(WarmlineError, RuntimeError):
     """The runtime already serves as many sessions as it was told to."""
 
     code = "capacity"
+
+
+class RemoteUnavailableError(WarmlineError, ConnectionError):
+    """A remote engine (``warmline serve``) could not be reached, or refused the session."""
+
+    code = "remote_unavailable"

@@ -79,7 +79,9 @@ from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, chec
 from tts_service.errors import WarmlineError
 from tts_service.pipecat_compat import FramesInAudioOrder, promote_pending_words
 from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
-from tts_service.runtime import EngineRuntime, RuntimeSession
+from tts_service.remote.session import RemoteEngine
+from tts_service.runtime import EngineRuntime
+from tts_service.sessions import AdapterSession, SessionSource
 
 #: how far ahead of real time the service hands audio to Pipecat; the engine computes at most
 #: this much (plus its own look-ahead) before the listener needs it, so pause stays cheap and a
@@ -138,6 +140,12 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
     its own runtime. With neither, the service builds ``backend_name`` and owns its runtime.
     At ``StartFrame`` the model is loaded off the event loop and the session opens at the
     pipeline's output sample rate (8000, 16000, 24000 or 48000 Hz).
+
+    Pass ``url`` (and ``token``) instead to speak to a ``warmline serve`` elsewhere (remote
+    mode, ``tts_service.remote``): one WebSocket per call, the same frames, words and verbs, so
+    everything above holds and the bot does not change. A connection that drops ends the turn
+    in progress with a Pipecat error (words never received are never reported, so the context
+    keeps only what was heard) and is replaced, with backoff, before the next turn.
     """
 
     Settings = WarmlineTTSSettings
@@ -151,6 +159,8 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         runtime: EngineRuntime | None = None,
         backend: Backend | None = None,
         backend_name: str = "hibari",
+        url: str | None = None,
+        token: str | None = None,
         session_config: SessionConfig | None = None,
         max_lead_s: float | None = DEFAULT_MAX_LEAD_S,
         settings: WarmlineTTSSettings | None = None,
@@ -158,14 +168,25 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
     ) -> None:
         if runtime is not None and backend is not None:
             raise ValueError("pass either runtime or backend, not both")
-        self._backend = runtime.backend if runtime is not None else backend or create_backend(backend_name)
-        self._runtime = runtime
-        self._owns_runtime = runtime is None
+        if url is not None and (runtime is not None or backend is not None):
+            raise ValueError("pass url (a remote engine) or runtime/backend (a local one), not both")
+        self._source: SessionSource | None
+        if url is not None:
+            self._source = RemoteEngine(url, token=token)
+            self._runtime: EngineRuntime | None = None
+            model, self._default_voice = "warmline-remote", None
+        else:
+            local = runtime.backend if runtime is not None else backend or create_backend(backend_name)
+            self._runtime = runtime
+            self._source = runtime
+            self._backend = local
+            model, self._default_voice = local.name, local.default_voice
+        self._owns_source = runtime is None
         self._session_config = session_config or SessionConfig()
         self._max_lead_s = max_lead_s
         defaults = WarmlineTTSSettings(
-            model=self._backend.name,
-            voice=voice or self._session_config.voice or self._backend.default_voice,
+            model=model,
+            voice=voice or self._session_config.voice or self._default_voice,
             language=None,
             speed=float(speed) if speed is not None else self._session_config.speed,
         )
@@ -180,7 +201,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
             settings=defaults,
             **kwargs,
         )
-        self._session: RuntimeSession | None = None
+        self._session: AdapterSession | None = None
         self._reader: asyncio.Task[None] | None = None
         #: the one turn model over the session (one turn per audio context), from StartFrame
         self._turns: Conversation | None = None
@@ -208,21 +229,23 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
 
     @property
     def runtime(self) -> EngineRuntime | None:
-        """The runtime this service speaks through (None before ``StartFrame`` unless shared)."""
+        """The local runtime this service speaks through (None before ``StartFrame`` unless
+        shared; always None in remote mode)."""
         return self._runtime
 
     @property
-    def session(self) -> RuntimeSession | None:
-        """The engine session of this call (None outside ``StartFrame``..``EndFrame``)."""
+    def session(self) -> AdapterSession | None:
+        """The engine session of this call (None outside ``StartFrame``..``EndFrame``): a
+        ``RuntimeSession``, or in remote mode a ``RemoteSession``."""
         return self._session
 
     async def start(self, frame: StartFrame) -> None:
         """Load the model off the loop, open the session at the output rate, start reading it."""
         await super().start(frame)
         try:
-            if self._runtime is None:
-                self._runtime = EngineRuntime(self._backend)
-            await self._runtime.start()  # loads and warms the model on a worker thread
+            if self._source is None:
+                self._runtime = self._source = EngineRuntime(self._backend)
+            await self._source.start()  # a local model loads and warms on a worker thread
             await self._open_session()
         except WarmlineError as exc:
             await self.push_error(
@@ -246,9 +269,10 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         # TTSService.cleanup is unannotated; its signature is known, so cast instead of ignoring.
         await cast(Callable[[], Awaitable[None]], super().cleanup)()
         await self._close_session()
-        if self._owns_runtime and self._runtime is not None:
-            await self._runtime.aclose()
-            self._runtime = None
+        if self._owns_source and self._source is not None:
+            await self._source.aclose()
+            if self._runtime is not None:  # a remote engine keeps no threads: it may reconnect
+                self._runtime = self._source = None
 
     async def process_frame(self, frame: PipecatFrame, direction: FrameDirection) -> None:
         """Pass LLM text on in whole words; everything else is the base class's business."""
@@ -373,16 +397,16 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         """After an interruption, forget turns whose audio context Pipecat has dropped."""
         await self._drop_turns(lambda turn: not self.audio_context_available(str(turn.key)))
 
-    def _desired_voice_speed(self) -> tuple[str, float]:
+    def _desired_voice_speed(self) -> tuple[str | None, float]:
         voice = self._settings.voice if is_given(self._settings.voice) else None
         speed = self._settings.speed if is_given(self._settings.speed) else None
-        return voice or self._backend.default_voice, float(speed) if speed is not None else 1.0
+        return voice or self._default_voice, float(speed) if speed is not None else 1.0
 
-    async def _apply_settings(self, session: RuntimeSession) -> None:
+    async def _apply_settings(self, session: AdapterSession) -> None:
         """Bring the idle session's voice and speed up to date with the service's settings."""
         voice, speed = self._desired_voice_speed()
-        config = session.engine.config
-        new_voice = voice if voice != (config.voice or self._backend.default_voice) else None
+        config = session.config
+        new_voice = voice if voice is not None and voice != (config.voice or self._default_voice) else None
         new_speed = speed if speed != config.speed else None
         if new_voice is None and new_speed is None:
             return
@@ -394,12 +418,12 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
     async def _open_session(self) -> None:
         if self._session is not None:
             return
-        assert self._runtime is not None, "start() creates the runtime"
+        assert self._source is not None, "start() creates the runtime"
         voice, speed = self._desired_voice_speed()
         config = replace(
             self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
         )
-        self._session = await self._runtime.open_session(config)
+        self._session = await self._source.open_session(config)
         # The bot's turn is over at each Done: the next answer starts from a fresh prefix.
         self._turns = Conversation(self._session, reset_after_done=True)
         self._reader = self.create_task(self._read_engine(self._session), "warmline-engine-reader")
@@ -415,7 +439,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         self._context_origin.clear()
         self._word_tail = ""
 
-    async def _read_engine(self, session: RuntimeSession) -> None:
+    async def _read_engine(self, session: AdapterSession) -> None:
         """The engine's frames and events, in order, into the audio contexts they belong to."""
         async for out in session:
             try:

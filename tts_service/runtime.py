@@ -334,6 +334,11 @@ class RuntimeSession:
         return self._engine.state
 
     @property
+    def config(self) -> SessionConfig:
+        """The settings in force."""
+        return self._engine.config
+
+    @property
     def sample_rate(self) -> int:
         return self._engine.sample_rate
 

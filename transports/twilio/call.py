@@ -37,9 +37,9 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
+from tts_service import g711
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.listener import ListenerClock
 from tts_service.engine.types import FRAME_S

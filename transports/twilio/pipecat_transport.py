@@ -82,11 +82,11 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
-from transports import g711
 from transports.twilio import protocol as tp
 from transports.twilio.call import EndReason, TwilioCall
 from transports.twilio.marks import MarkLedger
 from transports.twilio.replay import Replay
+from tts_service import g711
 from tts_service.engine.types import FRAME_S, frame_samples
 from tts_service.pipecat_compat import AudioOrderedOutputTransport
 from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame

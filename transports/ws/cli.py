@@ -19,12 +19,12 @@ import sys
 from transports.drain import DEFAULT_DRAIN_S
 from transports.security import INSECURE_ENV, TOKEN_ENV, check_bind, insecure_from_env
 from transports.serve import ServeOptions, serve_app
-from transports.ws.protocol import Encoding
 from transports.ws.server import create_app
 from transports.ws.settings import ServerSettings
 from tts_service.backends import available_backends
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 from tts_service.runtime import EngineRuntime
+from tts_service.wire import Encoding
 
 
 def settings_from_args(args: argparse.Namespace) -> ServerSettings:

@@ -50,13 +50,13 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from transports import g711
 from transports.drain import DRAIN_TIME_UP, GOING_AWAY, Drain, Draining
 from transports.security import TokenBucket
-from transports.ws import protocol as wp
 from transports.ws.metrics import ServerMetrics
 from transports.ws.outbox import CloseConnection, Outbox
 from transports.ws.settings import ServerSettings
+from tts_service import g711
+from tts_service import wire as wp
 from tts_service.engine.listener import ListenerClock
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import FRAME_S, Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame

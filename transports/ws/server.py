@@ -39,13 +39,13 @@ from transports.security import authorized, origin_ok
 from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
 from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
-from transports.ws.protocol import PROTOCOL_VERSION
 from transports.ws.settings import ServerSettings
 from transports.ws.state import ServerState
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import SampleFormat
 from tts_service.errors import CapacityError
 from tts_service.runtime import EngineRuntime
+from tts_service.wire import PROTOCOL_VERSION
 
 log = logging.getLogger("warmline.ws")
 

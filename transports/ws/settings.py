@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from transports.ws.protocol import Encoding
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.types import check_sample_rate
 from tts_service.errors import InvalidInputError
+from tts_service.wire import Encoding
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,9 +36,9 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from transports.g711 import decode as mulaw_decode
 from tts_service.engine.types import FRAME_MS, SUPPORTED_SAMPLE_RATES
 from tts_service.errors import WarmlineError
+from tts_service.g711 import decode as mulaw_decode
 
 T = TypeVar("T")
 
