@@ -31,3 +31,15 @@ def test_the_speech_api_request_checks_and_voice_names_import_no_io() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"the speech API's checks import {out.stdout.strip()}"
+
+
+def test_the_wire_codec_and_the_remote_sessions_protocol_half_import_no_io() -> None:
+    """Protocol v1 (both halves) and the remote session's state are plain values and functions."""
+    code = (
+        "import sys\n"
+        "import tts_service.wire, tts_service.remote.wire_session\n"
+        f"bad = [m for m in {FORBIDDEN!r} if m in sys.modules]\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"the wire codec imports {out.stdout.strip()}"
