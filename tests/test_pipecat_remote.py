@@ -21,7 +21,18 @@ import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
 from pipecat.frames.frames import ErrorFrame, Frame, TTSAudioRawFrame, TTSTextFrame
-from test_pipecat_service import TIMEOUT_S, Call, running, tokens
+from test_pipecat_service import (
+    TIMEOUT_S,
+    Call,
+    assert_nothing_after_interruption,
+    cut_point,
+    first_context_id,
+    frozen_clock,
+    running,
+    tokens,
+    truth_frames,
+    words_before,
+)
 from toy_backends import ToneBackend
 
 from transports.serve import serving
@@ -87,9 +98,13 @@ async def _copy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
 
 
 @contextlib.asynccontextmanager
-async def warmline_serve(backend: Backend) -> AsyncIterator[tuple[Relay, str]]:
-    """A live server with a token, behind a relay; yields the relay and the URL to give the bot."""
-    async with EngineRuntime(backend, workers=1) as runtime:
+async def warmline_serve(
+    backend: Backend, *, clock: Callable[[], float] | None = None
+) -> AsyncIterator[tuple[Relay, str]]:
+    """A live server with a token, behind a relay; yields the relay and the URL to give the bot.
+    ``clock``: the engine's (a frozen one makes its units depend on the text alone)."""
+    options: dict[str, Any] = {} if clock is None else {"clock": clock}
+    async with EngineRuntime(backend, workers=1, **options) as runtime:
         settings = ServerSettings(token=TOKEN)
         async with serving(create_app(runtime, settings), settings, host="127.0.0.1", port=0) as target:
             relay = Relay(target)
@@ -169,6 +184,29 @@ def test_after_a_remote_barge_in_the_context_holds_exactly_the_words_that_began_
             assert call.assistant_text() == [" ".join(heard), "Okay."]
             after = call.playback.after_interruption
             assert [f.text for f in after if isinstance(f, TTSTextFrame)] == ["Okay."]
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("where", ["mid-word", "mid-sentence", "between-sentences"])
+def test_at_every_cut_point_the_remote_context_is_the_words_whose_audio_began(where: str) -> None:
+    """The local service's barge-in test over the wire: the server's engine on a frozen clock
+    makes the offline truth's frames, and the context after N played frames is their words."""
+
+    async def main() -> None:
+        async with warmline_serve(ToneBackend(), clock=frozen_clock) as (_, url):
+            truth = truth_frames(ToneBackend(), ANSWER, config=SessionConfig(sample_rate=24000))
+            played = cut_point(truth, where)
+            call = Call(remote_service(url), hold=True)
+            async with running(call):
+                await call.answer(*tokens(ANSWER))
+                await asyncio.wait_for(call.playback.play(played), TIMEOUT_S)
+                await call.interrupt()
+                call.playback.hold = False
+                await call.answer(*tokens("Okay."))
+                await until(lambda: len(call.assistant_text()) == 2, "the second answer")
+            assert call.assistant_text() == [words_before(truth, played), "Okay."]
+            assert_nothing_after_interruption(call, first_context=first_context_id(call))
 
     asyncio.run(main())
 
