@@ -320,8 +320,19 @@ class PocketsphinxSTTService(STTService):
         grammar = self._pool.grammar
         if grammar is None or final in grammar:
             return final
-        alternatives = (clean_hypothesis(str(n.hypstr)) for n in islice(self._decoder.nbest(), NBEST))
-        return in_grammar(final, alternatives, interim, grammar)
+        return in_grammar(final, self._alternatives(), interim, grammar)
+
+    def _alternatives(self) -> list[str]:
+        """The lattice's best ``NBEST`` hypotheses (none when the search built no lattice)."""
+        nbest = self._decoder.nbest()  # None without a lattice; its entries may be None too
+        if nbest is None:
+            return []
+        out: list[str] = []
+        for entry in islice(nbest, NBEST):
+            text = getattr(entry, "hypstr", None)
+            if text:
+                out.append(clean_hypothesis(str(text)))
+        return out
 
     async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
         executor = self._executor

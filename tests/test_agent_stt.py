@@ -7,6 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 from pipecat.frames.frames import (
+    ErrorFrame,
     Frame,
     InputAudioRawFrame,
     InterimTranscriptionFrame,
@@ -163,3 +164,31 @@ def test_a_backchannel_cut_short_by_the_vad_is_still_a_backchannel(hibari_backen
     stt = PocketsphinxSTTService(phrases=DEMO_PHRASES)
     asyncio.run(feed_frames([stt, collector], frames, 8000))
     assert [text for kind, text in collector.events if kind == "final"] == ["uh huh"]
+
+
+class UpstreamErrors(FrameProcessor):
+    """First in the pipeline: the errors the processors after it report."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[ErrorFrame] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ErrorFrame):
+            self.errors.append(frame)
+        await self.push_frame(frame, direction)
+
+
+@pytest.mark.parametrize("sound", ["digital silence", "noise"])
+def test_speech_with_no_words_in_a_closed_grammar_is_no_transcript_and_no_error(sound: str) -> None:
+    """The VAD opened on a cough: the search builds no lattice, and nothing is transcribed."""
+    rng = np.random.default_rng(0)
+    pcm = (
+        np.zeros(8000, np.int16) if sound == "digital silence" else rng.normal(0, 300, 8000).astype(np.int16)
+    )
+    errors, collector = UpstreamErrors(), Collector()
+    frames = stt_frames(pcm.tobytes(), 8000, start_s=0.2)
+    asyncio.run(feed_frames([errors, PocketsphinxSTTService(phrases=DEMO_PHRASES), collector], frames, 8000))
+    assert errors.errors == []
+    assert [text for kind, text in collector.events if kind == "final"] == []
