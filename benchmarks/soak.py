@@ -16,11 +16,11 @@ allocator arenas); the warm-up must outlast the call server's rise to its workin
 8 minutes with 2 callers: see the plot), so an hour's run wants ``--warmup-s 600``. The final
 reading is each idle again after the soak. Figures: RSS growth (final over baseline), threads,
 descriptors and asyncio tasks against baseline (from the servers' ``/metrics``), client-visible
-errors, the WebSocket server's late frames, turns and
-calls done. Writes ``<out>/soak.json`` and ``<out>/soak.png`` (RSS and counts over time), each
-sample to ``<out>/soak_series.jsonl`` as it is taken, and each server's output to
-``<out>/<name>.log``; a server that cannot answer ``/metrics`` within ``METRICS_TIMEOUT_S`` is
-recorded as such, not a crash of the soak. Exits 0;
+errors, the error lines each server logged (what no client sees: a call's recognizer failing),
+the WebSocket server's late frames, turns and calls done. Writes ``<out>/soak.json`` and
+``<out>/soak.png`` (RSS and counts over time), each sample to ``<out>/soak_series.jsonl`` as it
+is taken, and each server's output to ``<out>/<name>.log``; a server that cannot answer
+``/metrics`` within ``METRICS_TIMEOUT_S`` is recorded as such, not a crash of the soak. Exits 0;
 ``tests/test_soak.py`` runs two minutes of it in CI and asserts from the JSON.
 """
 
@@ -161,6 +161,17 @@ def address_in(log_path: Path, proc: subprocess.Popen[str]) -> str:
             break
         time.sleep(0.05)
     raise RuntimeError(f"{log_path.stem} did not start:\n{log_path.read_text()[-4000:]}")
+
+
+#: an ERROR or CRITICAL line in a server's log: ``warmline``'s logging ("<date> <time> ERROR
+#: <logger>: ...") or Pipecat's loguru ("... | ERROR    | ..."); a client never sees these
+LOG_ERROR = re.compile(r"^\S+ \S+ (?:ERROR|CRITICAL) |\| (?:ERROR|CRITICAL) +\|")
+
+
+def log_errors(log_path: Path, *, keep: int = 20) -> dict[str, Any]:
+    """How many error lines the server logged, and the first ``keep`` of them."""
+    lines = [line for line in log_path.read_text(errors="replace").splitlines() if LOG_ERROR.search(line)]
+    return {"count": len(lines), "first": lines[:keep]}
 
 
 # -- the traffic ----------------------------------------------------------------------------------
@@ -393,6 +404,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
             tally = await traffic(serve, call, args, audio, args.minutes * 60, seed=2)
             soaked_s = time.monotonic() - began
             final = {s.name: await idle_reading(s) for s in servers}
+    logged = {name: log_errors(out / f"{name}.log") for name in ("serve", "call")}
     result: dict[str, Any] = {
         "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
         "minutes": round(soaked_s / 60, 2),
@@ -405,6 +417,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         "servers": {},
         "warmup_errors": warm.errors,
         "errors": tally.errors,
+        "log_errors": logged,
         "turns": tally.turns,
         "connections": tally.connections,
         "calls": tally.calls,
@@ -446,10 +459,15 @@ def print_table(r: dict[str, Any]) -> None:
         rss = f"{s['rss_baseline_mb']:.1f} -> {s['rss_final_mb']:.1f}"
         counts = f"{pair(s['threads']):>9} {pair(s['fds']):>9} {pair(s['tasks']):>9}"
         print(f"{name:8} {rss:>22} {s['rss_growth_pct']:>7.2f}% {counts} {s['late_frames']:>4}")
-    print(f"connections {r['connections']}, calls {r['calls']}, errors {len(r['errors'])}")
+    logged = ", ".join(f"{name} {e['count']}" for name, e in r["log_errors"].items())
+    errors = len(r["errors"])
+    print(f"connections {r['connections']}, calls {r['calls']}, errors {errors}; logged errors: {logged}")
     print("turns: " + ", ".join(f"{k} {v}" for k, v in sorted(r["turns"].items())))
     for e in r["errors"][:10]:
         print(f"  error: {e}")
+    for name, e in r["log_errors"].items():
+        for line in e["first"][:5]:
+            print(f"  {name} logged: {line[:200]}")
 
 
 def plot(r: dict[str, Any], path: Path) -> None:

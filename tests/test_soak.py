@@ -2,7 +2,8 @@
 
 ``benchmarks/soak.py`` runs ``warmline serve`` and ``warmline call`` as processes and drives them
 with WebSocket clients (every mode, encoding, barge-in, abrupt disconnects) and simulated phone
-callers. This asserts behaviour only: no client saw an error, and once idle again each server has
+callers. This asserts behaviour only: no client saw an error, neither server logged one, and once
+idle again each server has
 exactly the threads, descriptors and asyncio tasks it had idle after the warm-up. Memory growth
 and late frames are timing and load: they are the hour-long run's figures, not asserted here.
 """
@@ -33,6 +34,9 @@ def test_a_short_soak_leaves_both_servers_as_it_found_them(tmp_path: Path) -> No
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads((tmp_path / "soak.json").read_text())
     assert result["errors"] == [] and result["warmup_errors"] == [], proc.stdout[-3000:]
+    assert {name: e["count"] for name, e in result["log_errors"].items()} == {"serve": 0, "call": 0}, result[
+        "log_errors"
+    ]
     assert result["calls"] > 0 and result["connections"] > 0
     assert {"ws whole", "ws barge_resume", "ws barge_reset"} <= set(result["turns"]), result["turns"]
     for name, figures in result["servers"].items():
