@@ -37,34 +37,14 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/liveki
 from livekit.agents import tts  # noqa: E402
 
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
+from tts_service.benchmark.texts import BOOKING_ANSWERS, word_pieces  # noqa: E402
 from tts_service.livekit_tts import WarmlineTTS  # noqa: E402
-
-ANSWERS = {
-    "one sentence": "Sure, I can book a table for two at eight tonight.",
-    "two sentences": (
-        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather holds."
-    ),
-    "four sentences": (
-        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather "
-        "holds. We also have a tasting menu on Fridays, with a vegetarian option. Shall I put "
-        "the booking under your name?"
-    ),
-}
-
-
-def llm_tokens(text: str) -> list[str]:
-    """Word pieces with their leading spaces, long words in two, as an LLM streams them."""
-    out: list[str] = []
-    for i, word in enumerate(text.split(" ")):
-        piece = word if i == 0 else f" {word}"
-        out.extend([piece[:3], piece[3:]] if len(piece) > 6 else [piece])
-    return out
 
 
 async def one_answer(voice: tts.TTS, text: str, tokens_per_s: float) -> tuple[float, float, float]:
     """(first token to first audio, last token to end of playback, stalls), in seconds."""
     stream = voice.stream()
-    pieces = llm_tokens(text)
+    pieces = word_pieces(text)
     first_token = last_token = first_audio = 0.0
     play_end = stalls = 0.0
 
@@ -99,15 +79,15 @@ async def run(repeats: int, tokens_per_s: float) -> dict[str, Any]:
     rows = []
     async with WarmlineTTS(backend=backend) as voice:
         adapter = tts.StreamAdapter(tts=voice)
-        await one_answer(voice, ANSWERS["one sentence"], tokens_per_s)  # warm both paths
-        await one_answer(adapter, ANSWERS["one sentence"], tokens_per_s)
-        for name, text in ANSWERS.items():
+        await one_answer(voice, BOOKING_ANSWERS["one sentence"], tokens_per_s)  # warm both paths
+        await one_answer(adapter, BOOKING_ANSWERS["one sentence"], tokens_per_s)
+        for name, text in BOOKING_ANSWERS.items():
             streamed: list[tuple[float, float, float]] = []
             baseline: list[tuple[float, float, float]] = []
             for _ in range(repeats):  # interleaved, so both meet the same machine
                 streamed.append(await one_answer(voice, text, tokens_per_s))
                 baseline.append(await one_answer(adapter, text, tokens_per_s))
-            row = {"answer": name, "tokens": len(llm_tokens(text))}
+            row = {"answer": name, "tokens": len(word_pieces(text))}
             for key, index in (("first_audio", 0), ("playback_end", 1), ("stalls", 2)):
                 ours = statistics.median(s[index] for s in streamed) * 1000
                 theirs = statistics.median(b[index] for b in baseline) * 1000

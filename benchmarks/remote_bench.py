@@ -20,16 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import platform
-import re
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,33 +44,15 @@ from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker  # noqa: E402
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor  # noqa: E402
 from pipecat.workers.runner import WorkerRunner  # noqa: E402
+from soak import server  # noqa: E402  (the servers as processes of their own, as deployed)
 
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
+from tts_service.benchmark.texts import BOOKING_ANSWERS, word_pieces  # noqa: E402
 from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
 
-ANSWERS = {
-    "one sentence": "Sure, I can book a table for two at eight tonight.",
-    "two sentences": (
-        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather holds."
-    ),
-    "four sentences": (
-        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather "
-        "holds. We also have a tasting menu on Fridays, with a vegetarian option. Shall I put "
-        "the booking under your name?"
-    ),
-}
 SAMPLE_RATE = 16000
 START_TIMEOUT_S = 60.0
-
-
-def llm_tokens(text: str) -> list[str]:
-    """Word pieces with their leading spaces, long words in two, as an LLM streams them."""
-    out: list[str] = []
-    for i, word in enumerate(text.split(" ")):
-        piece = word if i == 0 else f" {word}"
-        out.extend([piece[:3], piece[3:]] if len(piece) > 6 else [piece])
-    return out
 
 
 class Listener(FrameProcessor):
@@ -122,7 +100,7 @@ async def one_answer(tts: WarmlineTTSService, text: str, tokens_per_s: float) ->
     try:
         await asyncio.wait_for(started.wait(), START_TIMEOUT_S)
         await asyncio.sleep(0.2)  # the session is open (a remote one has connected)
-        tokens = llm_tokens(text)
+        tokens = word_pieces(text)
         await worker.queue_frame(LLMFullResponseStartFrame())
         first_token_s = time.monotonic()
         for token in tokens:
@@ -145,39 +123,12 @@ async def one_answer(tts: WarmlineTTSService, text: str, tokens_per_s: float) ->
     }
 
 
-@contextlib.contextmanager
-def warmline_serve(log_path: Path) -> Iterator[str]:
-    """``warmline serve --port 0`` as a process of its own; yields its ws:// URL."""
-    with log_path.open("w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agent.cli", "serve", "--port", "0"],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            match = re.search(r"http://([^/\s]+)/", log_path.read_text())
-            if match is not None:
-                yield f"ws://{match.group(1)}/"
-                return
-            if proc.poll() is not None:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"warmline serve did not start:\n{log_path.read_text()[-3000:]}")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-
-
 async def measure(
     url: str, repeats: int, tokens_per_s: float
 ) -> dict[str, dict[str, list[dict[str, float]]]]:
     runs: dict[str, dict[str, list[dict[str, float]]]] = {}
     async with EngineRuntime(HibariBackend(), workers=1) as runtime:
-        for name, text in ANSWERS.items():
+        for name, text in BOOKING_ANSWERS.items():
             runs[name] = {"local": [], "remote": []}
             for _ in range(repeats):  # interleaved, so drift on a shared machine hits both alike
                 runs[name]["local"].append(
@@ -198,8 +149,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench-out")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    with warmline_serve(args.out / "remote_bench_serve.log") as url:
-        runs = asyncio.run(measure(url, args.repeats, args.tokens_per_s))
+    with server("remote_bench_serve", args.out, "serve") as serve:  # its log: <out>/remote_bench_serve.log
+        runs = asyncio.run(measure(f"ws://{serve.address}/", args.repeats, args.tokens_per_s))
     rows: list[dict[str, Any]] = []
     print(f"Pipecat service, remote (warmline serve, loopback) vs local, median of {args.repeats}")
     print(f"{'answer':16} {'first audio ms':>24} {'x':>6} {'playback end ms':>24} {'x':>6} {'stalls ms':>14}")

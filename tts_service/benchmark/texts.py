@@ -104,6 +104,30 @@ def turn_text(index: int) -> str:
     return opener + rest
 
 
+#: one answer at three lengths, for the benchmarks that compare two ways of streaming it
+#: (``benchmarks/livekit_bench.py``, ``benchmarks/remote_bench.py``)
+BOOKING_ANSWERS: dict[str, str] = {
+    "one sentence": "Sure, I can book a table for two at eight tonight.",
+    "two sentences": (
+        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather holds."
+    ),
+    "four sentences": (
+        "Sure, I can book a table for two at eight tonight. The terrace is open if the weather "
+        "holds. We also have a tasting menu on Fridays, with a vegetarian option. Shall I put "
+        "the booking under your name?"
+    ),
+}
+
+
+def word_pieces(text: str) -> list[str]:
+    """Word pieces with their leading spaces, long words in two, as an LLM streams them."""
+    out: list[str] = []
+    for i, word in enumerate(text.split(" ")):
+        piece = word if i == 0 else f" {word}"
+        out.extend([piece[:3], piece[3:]] if len(piece) > 6 else [piece])
+    return out
+
+
 def tokenize(text: str, seed: int) -> list[str]:
     """Split ``text`` the way an LLM streams it: pieces of one to five characters, seeded."""
     rng = np.random.default_rng(seed)
