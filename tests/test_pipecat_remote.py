@@ -33,6 +33,7 @@ from test_pipecat_service import (
     truth_frames,
     words_before,
 )
+from test_turn_taking_pipeline import until
 from toy_backends import ToneBackend
 
 from transports.serve import serving
@@ -132,14 +133,6 @@ def words_in_first(frames: list[Frame], played: int) -> list[str]:
         elif isinstance(frame, TTSTextFrame) and audio > 0:
             words.append(frame.text)
     return words
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(int(TIMEOUT_S / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_a_remote_answer_is_heard_whole_and_recorded(
