@@ -175,8 +175,7 @@ class WireSession:
         self._live = None
         self._stream.append(ErrorEvent(self._turn_id, CONNECTION_LOST, reason))
         self._stream.append(Done(self._turn_id, self._handed_samples + self._stream_samples()))
-        if self._held:  # nobody will release it now: hand out what came, then the end
-            self._held = False
+        self._held = False  # nobody will release it now: hand out what came, then the end
 
     def fail_waiting_turn(self, reason: str) -> None:
         """No connection came in time for the turn begun while there was none: end it as lost."""
@@ -221,8 +220,7 @@ class WireSession:
         if self._state is SessionState.FLUSHING:
             raise self._refuse("inject", "the turn was flushed: wait for done, or pause() first")
         if self._state is SessionState.SPEAKING:
-            if self._lost_turn != self._turn_id:
-                self._send(wp.InjectCommand(text))
+            self._send_for_turn(wp.InjectCommand(text))
             return self._turn_id
         if self._state is SessionState.IDLE:
             self._new_turn(held=False)
@@ -241,8 +239,7 @@ class WireSession:
             self._flush_on_resume = True
         else:
             raise self._refuse("flush", "no running turn to flush")
-        if self._lost_turn != self._turn_id:
-            self._send(wp.FlushCommand())
+        self._send_for_turn(wp.FlushCommand())
         return self._turn_id
 
     def pause(self) -> Paused:
@@ -251,8 +248,7 @@ class WireSession:
             raise self._refuse("pause", "no turn is being heard (a held one is reset, not paused)")
         self._resume_to = self._state
         self._state = SessionState.PAUSED
-        if self._lost_turn != self._turn_id:
-            self._send(wp.PauseCommand(), owed=_Ack.PAUSED if self._server_speaks else None)
+        self._send_for_turn(wp.PauseCommand(), owed=_Ack.PAUSED if self._server_speaks else None)
         paused = Paused(
             self._turn_id,
             " ".join(w.word for w in self._handed_words),
@@ -268,9 +264,7 @@ class WireSession:
             raise self._refuse("resume", "only a paused turn resumes")
         self._state = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
         self._flush_on_resume = False
-        if self._lost_turn != self._turn_id:
-            owed = _Ack.RESUMED if self._server_speaks else None
-            self._send(wp.ResumeCommand(), owed=owed)
+        self._send_for_turn(wp.ResumeCommand(), owed=_Ack.RESUMED if self._server_speaks else None)
         resumed = Resumed(self._turn_id)
         self._events.append(resumed)
         return resumed
@@ -280,8 +274,7 @@ class WireSession:
         if self._state not in RUNNING or not self._held:
             raise self._refuse("release", "no held turn")
         self._held = False
-        if self._lost_turn != self._turn_id:
-            self._send(wp.ReleaseCommand())
+        self._send_for_turn(wp.ReleaseCommand())
         return self._turn_id
 
     def reset(self) -> Reset:
@@ -358,6 +351,11 @@ class WireSession:
             self._owed.append(owed)
             if self._connected:
                 self._advance()
+
+    def _send_for_turn(self, command: wp.Command, *, owed: _Ack | None = None) -> None:
+        """``_send`` a verb of the current turn, unless its connection was lost (no server has it)."""
+        if self._lost_turn != self._turn_id:
+            self._send(command, owed=owed)
 
     def _new_turn(self, *, held: bool) -> None:
         self._turn_id += 1
