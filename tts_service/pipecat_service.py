@@ -173,11 +173,9 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         self._source: SessionSource | None
         if url is not None:
             self._source = RemoteEngine(url, token=token)
-            self._runtime: EngineRuntime | None = None
             model, self._default_voice = "warmline-remote", None
         else:
             local = runtime.backend if runtime is not None else backend or create_backend(backend_name)
-            self._runtime = runtime
             self._source = runtime
             self._backend = local
             model, self._default_voice = local.name, local.default_voice
@@ -231,7 +229,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
     def runtime(self) -> EngineRuntime | None:
         """The local runtime this service speaks through (None before ``StartFrame`` unless
         shared; always None in remote mode)."""
-        return self._runtime
+        return self._source if isinstance(self._source, EngineRuntime) else None
 
     @property
     def session(self) -> AdapterSession | None:
@@ -244,7 +242,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         await super().start(frame)
         try:
             if self._source is None:
-                self._runtime = self._source = EngineRuntime(self._backend)
+                self._source = EngineRuntime(self._backend)
             await self._source.start()  # a local model loads and warms on a worker thread
             await self._open_session()
         except WarmlineError as exc:
@@ -271,8 +269,8 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         await self._close_session()
         if self._owns_source and self._source is not None:
             await self._source.aclose()
-            if self._runtime is not None:  # a remote engine keeps no threads: it may reconnect
-                self._runtime = self._source = None
+            if isinstance(self._source, EngineRuntime):  # a remote engine keeps no threads
+                self._source = None
 
     async def process_frame(self, frame: PipecatFrame, direction: FrameDirection) -> None:
         """Pass LLM text on in whole words; everything else is the base class's business."""
