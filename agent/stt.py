@@ -259,8 +259,9 @@ class PocketsphinxSTTService(STTService):
             yield None
             return
         await self._on_worker(self._feed, pcm)
-        self._utterance_s += len(pcm) / 2 / DECODER_SAMPLE_RATE
-        self._since_interim_s += len(pcm) / 2 / DECODER_SAMPLE_RATE
+        fed_s = len(pcm) / 2 / DECODER_SAMPLE_RATE
+        self._utterance_s += fed_s
+        self._since_interim_s += fed_s
         if self._since_interim_s >= self._interim_every_s:
             self._since_interim_s = 0.0
             partial = await self._on_worker(self._hypothesis)
