@@ -17,7 +17,9 @@ from it the moment the caller goes quiet, reads words at most that old).
 With a closed grammar the final transcript is always one of its phrases when the search found
 one: a final hypothesis that is only a fragment (the search ended off the grammar's final
 states, which a short backchannel cut a frame early by the VAD often does) gives way to the
-best whole phrase of the lattice, or of the running hypothesis (``in_grammar``).
+best whole phrase of the lattice, or of the running hypothesis (``in_grammar``). An utterance
+that never rose above ``SILENCE_PEAK`` (the VAD opened on silence) has no transcript, whatever
+path the search found through it.
 
 Decoding runs on one worker thread per service (pocketsphinx decoders are not thread-safe, and
 feeding them in order matters), never on the event loop. A decoder costs about 60 MB (the general
@@ -71,6 +73,9 @@ WIDEBAND_CMN_INIT = "54,6,1,6,-7,0,-3,13,-3,2,-2,2,0"
 NARROWBAND_CMN_INIT = "27,15,-23,19,-15,-4,8,-9,11,-6,0,7,-7"
 #: lattice paths read when a closed grammar's final hypothesis is a fragment (see ``in_grammar``)
 NBEST = 10
+#: an utterance whose loudest sample stays below this (about -54 dBFS) is silence, whatever the
+#: VAD said: no words, even where the search would find a path through it
+SILENCE_PEAK = 64
 #: measured end-of-speech-to-transcript p99 on a laptop CPU: only ``end_utt`` is left to do
 TTFS_P99_S = 0.1
 
@@ -200,6 +205,7 @@ class PocketsphinxSTTService(STTService):
         self._since_interim_s = 0.0
         self._last_interim = ""
         self._utterance_s = 0.0  # audio fed to the open utterance, pre-roll included
+        self._utterance_peak = 0  # its loudest sample's magnitude, pre-roll included
         #: the final transcript of every utterance, in order (for logs and tests)
         self.transcripts: list[str] = []
 
@@ -259,6 +265,7 @@ class PocketsphinxSTTService(STTService):
             yield None
             return
         await self._on_worker(self._feed, pcm)
+        self._utterance_peak = max(self._utterance_peak, peak_of(pcm))
         fed_s = len(pcm) / 2 / DECODER_SAMPLE_RATE
         self._utterance_s += fed_s
         self._since_interim_s += fed_s
@@ -283,6 +290,7 @@ class PocketsphinxSTTService(STTService):
         self._preroll.clear()
         self._preroll_bytes = 0
         self._utterance_s = len(preroll) / 2 / DECODER_SAMPLE_RATE
+        self._utterance_peak = peak_of(preroll)
         await self._on_worker(self._start_with, preroll)
 
     async def _end_utterance(self) -> None:
@@ -290,6 +298,8 @@ class PocketsphinxSTTService(STTService):
             return
         self._in_utterance = False
         text = await self._on_worker(self._finish, self._last_interim)
+        if self._utterance_peak < SILENCE_PEAK:
+            text = ""  # a path through silence is the search's, not the caller's
         if not text:
             # A call that "never answered" is explained here: the VAD heard speech, the
             # recognizer found no words in it (noise, a cough, speech outside the grammar).
@@ -377,6 +387,12 @@ def in_grammar(final: str, alternatives: Iterable[str], interim: str, grammar: C
     return final
 
 
+def peak_of(pcm: bytes) -> int:
+    """The largest sample magnitude of int16 ``pcm`` (0 for none)."""
+    samples = np.frombuffer(pcm, dtype="<i2")
+    return int(np.abs(samples.astype(np.int32)).max()) if samples.size else 0
+
+
 def clean_hypothesis(text: str) -> str:
     """Drop pocketsphinx's filler tokens (``<sil>``, ``[noise]``, ``(2)`` alternates)."""
     words = [re.sub(r"\(\d+\)$", "", w) for w in text.split()]
@@ -386,6 +402,7 @@ def clean_hypothesis(text: str) -> str:
 __all__ = [
     "DECODER_SAMPLE_RATE",
     "NARROWBAND_CMN_INIT",
+    "SILENCE_PEAK",
     "WIDEBAND_CMN_INIT",
     "DecoderFactory",
     "DecoderPool",
@@ -395,4 +412,5 @@ __all__ = [
     "grammar_of",
     "in_grammar",
     "normalize_phrase",
+    "peak_of",
 ]

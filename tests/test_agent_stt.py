@@ -192,3 +192,38 @@ def test_speech_with_no_words_in_a_closed_grammar_is_no_transcript_and_no_error(
     asyncio.run(feed_frames([errors, PocketsphinxSTTService(phrases=DEMO_PHRASES), collector], frames, 8000))
     assert errors.errors == []
     assert [text for kind, text in collector.events if kind == "final"] == []
+
+
+class HearsStopInAnything:
+    """A decoder whose search always ends on "stop", as CI once saw pocketsphinx's do on silence."""
+
+    def __init__(self, cmn_init: str) -> None:
+        self.cmn_init = cmn_init
+
+    def start_utt(self) -> None: ...
+
+    def process_raw(self, pcm: bytes, no_search: bool, full_utt: bool) -> None: ...
+
+    def end_utt(self) -> None: ...
+
+    def hyp(self) -> object:
+        return type("Hypothesis", (), {"hypstr": "stop"})()
+
+    def nbest(self) -> None:
+        return None
+
+    def set_cmn(self, cmn: str) -> None: ...
+
+
+@pytest.mark.parametrize(("level", "heard"), [(0, []), (20, []), (3000, ["stop"])])
+def test_an_utterance_that_never_rises_above_silence_is_no_transcript(level: int, heard: list[str]) -> None:
+    """Whatever the search says, audio whose loudest sample is below ``SILENCE_PEAK`` has no words.
+
+    (Uniform noise of +-20 peaks at 34 once resampled to 16 kHz; the search here hears "stop" in
+    anything, so the loud case shows that it is the level that decides.)"""
+    rng = np.random.default_rng(1)
+    pcm = rng.integers(-level, level + 1, 8000).astype(np.int16) if level else np.zeros(8000, np.int16)
+    collector = Collector()
+    stt = PocketsphinxSTTService(phrases=DEMO_PHRASES, decoder_factory=HearsStopInAnything)
+    asyncio.run(feed_frames([stt, collector], stt_frames(pcm.tobytes(), 8000, start_s=0.2), 8000))
+    assert [text for kind, text in collector.events if kind == "final"] == heard
