@@ -134,6 +134,8 @@ def test_ready_event_has_every_field_of_v1() -> None:
         "voice": "heart",
         "protocol": 1,
     }
+    behind_ray = wp.encode_ready(sample_rate=8000, encoding=wp.Encoding.MULAW, voice="heart", replica="r-1")
+    assert json.loads(behind_ray)["replica"] == "r-1"  # only a server that is one of several says
 
 
 def test_events_encode_to_the_documented_json() -> None:

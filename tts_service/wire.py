@@ -265,18 +265,20 @@ def _dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-def encode_ready(*, sample_rate: int, encoding: Encoding, voice: str) -> str:
-    """Sent once on connect."""
-    return _dumps(
-        {
-            "event": "ready",
-            "sample_rate": sample_rate,
-            "frame_ms": FRAME_MS,
-            "encoding": encoding.value,
-            "voice": voice,
-            "protocol": PROTOCOL_VERSION,
-        }
-    )
+def encode_ready(*, sample_rate: int, encoding: Encoding, voice: str, replica: str | None = None) -> str:
+    """Sent once on connect; ``replica`` names the server replica that took the session, when
+    the server is one of several (``warmline serve --ray``)."""
+    fields: dict[str, Any] = {
+        "event": "ready",
+        "sample_rate": sample_rate,
+        "frame_ms": FRAME_MS,
+        "encoding": encoding.value,
+        "voice": voice,
+        "protocol": PROTOCOL_VERSION,
+    }
+    if replica is not None:
+        fields["replica"] = replica
+    return _dumps(fields)
 
 
 def encode_configured(

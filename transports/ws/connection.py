@@ -116,7 +116,12 @@ class WsConnection:
             raise InvalidStateError("a WsConnection runs once")
         self._ran = True
         self._send(
-            wp.encode_ready(sample_rate=self._session.sample_rate, encoding=self._encoding, voice=self._voice)
+            wp.encode_ready(
+                sample_rate=self._session.sample_rate,
+                encoding=self._encoding,
+                voice=self._voice,
+                replica=self._settings.replica,
+            )
         )
         tasks = [
             asyncio.create_task(self._read_loop(), name=f"{self._name}-reader"),

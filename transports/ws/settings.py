@@ -48,6 +48,8 @@ class ServerSettings:
     lead_frames: int = 2
     #: how long to try to send a close frame to a client before giving up on it
     close_timeout_s: float = 2.0
+    #: this server's replica id when it is one of several (``warmline serve --ray``): on ``ready``
+    replica: str | None = None
     #: monotonic clock for pacing and the command rate (must be real time for a live server)
     clock: Clock = field(default=monotonic, compare=False)
 
