@@ -25,6 +25,7 @@ SCENARIO_MODULES = frozenset(
         "test_v2v_bench",
         "test_context_under_load",
         "test_ws_bad_peers",
+        "test_ray_serve",
     }
 )
 

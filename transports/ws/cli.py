@@ -5,7 +5,8 @@ before loading anything. uvicorn runs in this process's event loop. SIGTERM (or 
 ``/healthz`` answers 503, new WebSockets get 1013, every turn in progress finishes and sends its
 ``done``, then its connection closes with 1001; after ``--drain-s`` what is left is closed with
 1012. A second Ctrl-C ends it all at once. Then the sessions are freed, the workers stop and the
-process exits 0 without a trace.
+process exits 0 without a trace. ``--ray`` serves the same app from replicas of a Ray Serve
+application instead (``transports.ray``), with the same drain.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import os
 import sys
 
@@ -23,6 +25,7 @@ from transports.ws.server import create_app
 from transports.ws.settings import ServerSettings
 from tts_service.backends import available_backends
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
+from tts_service.errors import InvalidInputError
 from tts_service.runtime import EngineRuntime
 from tts_service.wire import Encoding
 
@@ -58,6 +61,11 @@ async def _check_voice(settings: ServerSettings, runtime: EngineRuntime) -> None
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     check_bind(settings.host, token=settings.token, insecure=settings.insecure)
+    if args.ray:
+        return _serve_on_ray(args, settings)
+    for flag in ("replicas", "min_replicas", "max_replicas", "target_sessions", "ray_address"):
+        if getattr(args, flag) is not None:
+            raise InvalidInputError(f"--{flag.replace('_', '-')} goes with --ray")
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
         options = ServeOptions(
             host=settings.host,
@@ -76,6 +84,29 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 prepare=lambda runtime: _check_voice(settings, runtime),
             )
         )
+    print("warmline: stopped", file=sys.stderr)
+    return 0
+
+
+def _serve_on_ray(args: argparse.Namespace, settings: ServerSettings) -> int:
+    if importlib.util.find_spec("ray") is None:
+        raise InvalidInputError("--ray needs Ray Serve: pip install 'warmline[ray]'")
+    from transports.ray.cluster import RayOptions, serve_on_ray
+
+    autoscale = args.min_replicas is not None or args.max_replicas is not None
+    if autoscale and args.replicas is not None:
+        raise InvalidInputError("give --replicas, or --min-replicas/--max-replicas to autoscale, not both")
+    d = RayOptions()
+    options = RayOptions(
+        replicas=None if autoscale else (args.replicas or d.replicas),
+        min_replicas=d.min_replicas if args.min_replicas is None else args.min_replicas,
+        max_replicas=d.max_replicas if args.max_replicas is None else args.max_replicas,
+        target_sessions=args.target_sessions,
+        address=args.ray_address,
+        replica_cpus=args.replica_cpus,
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while Ray is still starting
+        serve_on_ray(settings, options, backend=args.backend, workers=args.workers, drain_s=args.drain_s)
     print("warmline: stopped", file=sys.stderr)
     return 0
 
@@ -118,6 +149,24 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=DEFAULT_DRAIN_S,
         help=f"after SIGTERM, how long turns in progress may take to finish (default {DEFAULT_DRAIN_S:g})",
     )
+    cluster = p.add_argument_group(
+        "Ray Serve (pip install 'warmline[ray]')",
+        "Serve from replicas of a Ray Serve application, each a warm model with up to --max-sessions",
+    )
+    cluster.add_argument("--ray", action="store_true", help="serve from Ray Serve replicas")
+    cluster.add_argument("--replicas", type=int, default=None, help="a fixed number of replicas (default 2)")
+    cluster.add_argument("--min-replicas", type=int, default=None, help="autoscale: at least this many")
+    cluster.add_argument("--max-replicas", type=int, default=None, help="autoscale: at most this many")
+    cluster.add_argument(
+        "--target-sessions",
+        type=int,
+        default=None,
+        help="autoscale: ongoing sessions per replica to aim for (default half of --max-sessions)",
+    )
+    cluster.add_argument(
+        "--ray-address", default=None, help="join this Ray cluster (default: start one on this machine)"
+    )
+    cluster.add_argument("--replica-cpus", type=float, default=0.5, help="CPUs Ray reserves per replica")
     limits = p.add_argument_group("limits per connection")
     limits.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
     limits.add_argument("--max-turn-chars", type=int, default=d.max_turn_chars)

@@ -5,10 +5,11 @@
         ...
 
 Routes: ``/`` (the browser player; a WebSocket on ``/`` too), ``/ws`` (WebSocket), ``/static/*``,
-``/healthz`` (JSON: status, sessions, model loaded) and ``/metrics`` (Prometheus text, behind the
-token when one is set). Each WebSocket gets its own engine session on the shared runtime (see
-``ws_connection`` for the protocol); over ``max_sessions`` the socket is accepted and closed with
-1013. Origin and token are checked before the upgrade (403 / 401).
+``/healthz`` (JSON: status, sessions, model loaded; every replica's too, behind Ray) and
+``/metrics`` (Prometheus text, behind the token when one is set). Each WebSocket gets its own
+engine session on the shared runtime (see ``ws_connection`` for the protocol); over
+``max_sessions`` the socket is accepted and closed with 1013. Origin and token are checked
+before the upgrade (403 / 401).
 
 With a ``Drain`` (``transports.drain``), once it begins ``/healthz`` answers 503 ``"draining"``,
 new WebSockets are closed with 1013, and each connection closes itself once its turn is done.
@@ -40,7 +41,7 @@ from transports.uvicorn_compat import mark_denied
 from transports.ws.connection import WsConnection
 from transports.ws.metrics import CONTENT_TYPE, ServerMetrics
 from transports.ws.settings import ServerSettings
-from transports.ws.state import ServerState
+from transports.ws.state import ClusterView, ServerState
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import SampleFormat
 from tts_service.errors import CapacityError
@@ -58,8 +59,13 @@ def create_app(
     *,
     metrics: ServerMetrics | None = None,
     drain: Drain | None = None,
+    cluster: ClusterView | None = None,
 ) -> Starlette:
-    """The ASGI app serving protocol v1 on ``runtime``; ``app.state.warmline`` is its ServerState."""
+    """The ASGI app serving protocol v1 on ``runtime``; ``app.state.warmline`` is its ServerState.
+
+    With a ``cluster`` (the app is one replica of several) ``/healthz`` also lists every replica
+    and ``/metrics`` covers them all.
+    """
     settings = settings or ServerSettings()
     state = ServerState(runtime, settings, metrics or ServerMetrics(), drain or Drain())
     conn_ids = itertools.count(1)
@@ -77,23 +83,25 @@ def create_app(
         return Response(status_code=204)
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse(
-            {
-                "status": state.status,
-                "sessions": runtime.session_count,
-                "connections": state.connections,
-                "max_sessions": settings.max_sessions,
-                "model_loaded": state.model_loaded,
-                "workers": runtime.live_workers,
-                "protocol": PROTOCOL_VERSION,
-            },
-            status_code=200 if state.status == "ok" else 503,
-        )
+        health: dict[str, object] = {
+            "status": state.status,
+            "sessions": runtime.session_count,
+            "connections": state.connections,
+            "max_sessions": settings.max_sessions,
+            "model_loaded": state.model_loaded,
+            "workers": runtime.live_workers,
+            "protocol": PROTOCOL_VERSION,
+        }
+        if cluster is not None:
+            health["replica"] = settings.replica
+            health["replicas"] = await cluster.replicas()
+        return JSONResponse(health, status_code=200 if state.status == "ok" else 503)
 
     async def metrics_endpoint(request: Request) -> Response:
         if not _authorized(request, settings):
             return _unauthorized()
-        return Response(state.metrics.render(), media_type=CONTENT_TYPE)
+        text = state.metrics.render() if cluster is None else await cluster.metrics()
+        return Response(text, media_type=CONTENT_TYPE)
 
     async def websocket_endpoint(websocket: WebSocket) -> None:
         await _serve_websocket(websocket, state, f"ws-{next(conn_ids)}")

@@ -10,11 +10,28 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from transports.drain import Drain
 from transports.ws.metrics import ServerMetrics
 from transports.ws.settings import ServerSettings
 from tts_service.runtime import EngineRuntime
+
+
+class ClusterView(Protocol):
+    """What one replica of a server knows of all of them (``warmline serve --ray``).
+
+    The app of a replica serves it on ``/healthz`` (``replicas``) and ``/metrics`` (every
+    replica's metrics, each sample labelled with its ``replica``).
+    """
+
+    async def replicas(self) -> list[dict[str, Any]]:
+        """One entry per live replica: its ``replica`` id, ``status``, ``sessions``, ..."""
+        ...
+
+    async def metrics(self) -> bytes:
+        """Every live replica's metrics in the text exposition format."""
+        ...
 
 
 @dataclass(slots=True)
@@ -58,4 +75,4 @@ class ServerState:
             self.metrics.sessions.set(self.connections)
 
 
-__all__ = ["ServerState"]
+__all__ = ["ClusterView", "ServerState"]
