@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/ray_be
 
 from soak import server  # noqa: E402  (each server a process of its own, logging to a file)
 from websockets.asyncio.client import connect  # noqa: E402
-from ws_bench import SENTENCE, TrialStats, speaking_client  # noqa: E402
+from ws_bench import SENTENCE, TrialStats, capacity_trial, find_capacity  # noqa: E402
 
 SETUPS = {
     "one process": ("serve",),
@@ -68,44 +68,21 @@ async def first_frame_ms(url: str, turns: int) -> list[float]:
     return out
 
 
-async def trial(address: str, clients: int, duration_s: float) -> TrialStats:
-    stats = TrialStats(clients, duration_s)
-    warm_s = min(2.0, duration_s / 3)
-    start = time.monotonic()
-    warm_at, stop_at = start + warm_s, start + warm_s + duration_s
-    url = f"ws://{address}/ws"
-    tasks = [
-        asyncio.create_task(speaking_client(url, stats, warm_at, stop_at), name=f"ray-bench-client-{i}")
-        for i in range(clients)
-    ]
-    await asyncio.sleep(warm_s)
-    before = await asyncio.to_thread(late_frames, address)
-    await asyncio.gather(*tasks)
-    await asyncio.sleep(1.0)  # replicas report their metrics twice a second
-    stats.late_server = await asyncio.to_thread(late_frames, address) - before
-    return stats
-
-
 async def capacity(address: str, args: argparse.Namespace) -> dict[str, Any]:
-    ramp: list[TrialStats] = []
-    for n in [n for n in (8, 16, 24, 32, 48, 64, 96, 128, 192, 256) if n <= args.max_clients]:
-        stats = await trial(address, n, args.trial_s)
-        ramp.append(stats)
-        print(f"    {n:4d} callers x {args.trial_s:.0f} s: late {stats.late_client}/{stats.late_server:g}, "
-              f"failed {stats.failed_clients}")  # fmt: skip
-        if not stats.ok:
-            break
-    passing = [s.clients for s in ramp if s.ok]
-    while passing:
-        n = passing.pop()
-        confirmed = await trial(address, n, args.confirm_s)
-        print(
-            f"    confirm {n} x {args.confirm_s:.0f} s: "
-            f"late {confirmed.late_client}/{confirmed.late_server:g}"
+    async def trial(clients: int, duration_s: float) -> TrialStats:
+        # replicas report their metrics twice a second: read the count a second after the clients
+        return await capacity_trial(
+            f"ws://{address}/ws", lambda: late_frames(address), clients, duration_s, settle_s=1.0
         )
-        if confirmed.ok:
-            return {"confirmed_callers": n, "confirm_s": args.confirm_s, "ramp": [s.clients for s in ramp]}
-    return {"confirmed_callers": 0, "confirm_s": args.confirm_s, "ramp": [s.clients for s in ramp]}
+
+    ramp, confirmed = await find_capacity(
+        trial, max_clients=args.max_clients, trial_s=args.trial_s, confirm_s=args.confirm_s
+    )
+    return {
+        "confirmed_callers": confirmed.clients if confirmed else 0,
+        "confirm_s": args.confirm_s,
+        "ramp": [s.clients for s in ramp],
+    }
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:

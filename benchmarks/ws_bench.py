@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -176,20 +177,55 @@ async def speaking_client(url: str, stats: TrialStats, warm_at: float, stop_at: 
         stats.failed_clients += 1
 
 
-async def capacity_trial(server: Server, clients: int, duration_s: float) -> TrialStats:
+async def capacity_trial(
+    url: str, late_frames: Callable[[], float], clients: int, duration_s: float, *, settle_s: float = 0.0
+) -> TrialStats:
+    """``clients`` speaking at once for ``duration_s`` after a short warm-up; ``late_frames`` reads
+    the server's count (read ``settle_s`` after the clients stop: metrics that lag need it)."""
     stats = TrialStats(clients, duration_s)
     warm_s = min(2.0, duration_s / 3)
     start = time.monotonic()
     warm_at, stop_at = start + warm_s, start + warm_s + duration_s
     tasks = [
-        asyncio.create_task(speaking_client(server.url, stats, warm_at, stop_at), name=f"bench-client-{i}")
+        asyncio.create_task(speaking_client(url, stats, warm_at, stop_at), name=f"bench-client-{i}")
         for i in range(clients)
     ]
     await asyncio.sleep(warm_s)
-    late_before = await asyncio.to_thread(server.late_frames)
+    late_before = await asyncio.to_thread(late_frames)
     await asyncio.gather(*tasks)
-    stats.late_server = await asyncio.to_thread(server.late_frames) - late_before
+    await asyncio.sleep(settle_s)
+    stats.late_server = await asyncio.to_thread(late_frames) - late_before
     return stats
+
+
+Trial = Callable[[int, float], Awaitable[TrialStats]]
+
+
+async def find_capacity(
+    trial: Trial, *, max_clients: int, trial_s: float, confirm_s: float
+) -> tuple[list[TrialStats], TrialStats | None]:
+    """Ramp ``trial(clients, seconds)`` up until one has a late frame, then confirm the largest
+    passing number for ``confirm_s`` (the next one down, if it fails). The ramp, and the
+    confirmation that passed (None: none did)."""
+    ramp: list[TrialStats] = []
+    for n in [n for n in (8, 16, 24, 32, 48, 64, 96, 128, 192, 256) if n <= max_clients]:
+        stats = await trial(n, trial_s)
+        ramp.append(stats)
+        print(f"  {n:4d} clients x {trial_s:.0f} s: late {stats.late_client}/{stats.late_server:g} "
+              f"(client/server), {stats.frames} frames, failed {stats.failed_clients}")  # fmt: skip
+        if not stats.ok:
+            break
+    passing = [s.clients for s in ramp if s.ok]
+    while passing:
+        n = passing.pop()
+        confirmed = await trial(n, confirm_s)
+        print(
+            f"  confirm {n} clients x {confirm_s:.0f} s: late {confirmed.late_client}/"
+            f"{confirmed.late_server:g} (client/server), failed {confirmed.failed_clients}"
+        )
+        if confirmed.ok:
+            return ramp, confirmed
+    return ramp, None
 
 
 async def memory_per_connection(server: Server, clients: int) -> dict[str, float]:
@@ -245,31 +281,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         results["memory"] = await memory_per_connection(server, 32 if args.quick else 64)
 
         trial_s = 3.0 if args.quick else 10.0
-        ramp: list[TrialStats] = []
-        best = 0
-        for n in [n for n in (8, 16, 24, 32, 48, 64, 96, 128, 192, 256) if n <= args.max_clients]:
-            stats = await capacity_trial(server, n, trial_s)
-            ramp.append(stats)
-            print(f"  {n:4d} clients x {trial_s:.0f} s: late {stats.late_client}/{stats.late_server:g} "
-                  f"(client/server), {stats.frames} frames, failed {stats.failed_clients}")  # fmt: skip
-            if not stats.ok:
-                break
-            best = n
-        confirmed: TrialStats | None = None
-        passing = [s.clients for s in ramp if s.ok]
-        while passing:
-            n = passing.pop()
-            confirmed = await capacity_trial(server, n, args.confirm_s)
-            print(
-                f"  confirm {n} clients x {args.confirm_s:.0f} s: late {confirmed.late_client}/"
-                f"{confirmed.late_server:g} (client/server), failed {confirmed.failed_clients}"
-            )
-            if confirmed.ok:
-                break
+
+        async def trial(clients: int, duration_s: float) -> TrialStats:
+            return await capacity_trial(server.url, server.late_frames, clients, duration_s)
+
+        ramp, confirmed = await find_capacity(
+            trial, max_clients=args.max_clients, trial_s=trial_s, confirm_s=args.confirm_s
+        )
+        best = max((s.clients for s in ramp if s.ok), default=0)
         results["capacity"] = {
             "ramp": [{k: v for k, v in asdict(s).items() if k != "first_frame_s"} for s in ramp],
             "best_trial_clients": best,
-            "confirmed_clients": confirmed.clients if confirmed and confirmed.ok else 0,
+            "confirmed_clients": confirmed.clients if confirmed else 0,
             "confirm_s": args.confirm_s,
             "first_frame_ms_p99_under_load": (
                 float(np.percentile(confirmed.first_frame_s, 99) * 1000)
