@@ -59,6 +59,8 @@ from pipecat.services.stt_service import STTService
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
+from tts_service.dsp import pcm16_peak
+
 #: pocketsphinx's bundled English model is trained on 16 kHz speech
 DECODER_SAMPLE_RATE = 16000
 #: audio kept from before the VAD confirmed speech (its start_secs is 0.2 s by default)
@@ -265,7 +267,7 @@ class PocketsphinxSTTService(STTService):
             yield None
             return
         await self._on_worker(self._feed, pcm)
-        self._utterance_peak = max(self._utterance_peak, peak_of(pcm))
+        self._utterance_peak = max(self._utterance_peak, pcm16_peak(pcm))
         fed_s = len(pcm) / 2 / DECODER_SAMPLE_RATE
         self._utterance_s += fed_s
         self._since_interim_s += fed_s
@@ -290,7 +292,7 @@ class PocketsphinxSTTService(STTService):
         self._preroll.clear()
         self._preroll_bytes = 0
         self._utterance_s = len(preroll) / 2 / DECODER_SAMPLE_RATE
-        self._utterance_peak = peak_of(preroll)
+        self._utterance_peak = pcm16_peak(preroll)
         await self._on_worker(self._start_with, preroll)
 
     async def _end_utterance(self) -> None:
@@ -387,12 +389,6 @@ def in_grammar(final: str, alternatives: Iterable[str], interim: str, grammar: C
     return final
 
 
-def peak_of(pcm: bytes) -> int:
-    """The largest sample magnitude of int16 ``pcm`` (0 for none)."""
-    samples = np.frombuffer(pcm, dtype="<i2")
-    return int(np.abs(samples.astype(np.int32)).max()) if samples.size else 0
-
-
 def clean_hypothesis(text: str) -> str:
     """Drop pocketsphinx's filler tokens (``<sil>``, ``[noise]``, ``(2)`` alternates)."""
     words = [re.sub(r"\(\d+\)$", "", w) for w in text.split()]
@@ -412,5 +408,4 @@ __all__ = [
     "grammar_of",
     "in_grammar",
     "normalize_phrase",
-    "peak_of",
 ]

@@ -56,6 +56,12 @@ def pcm16_dbfs(pcm: bytes) -> float:
     return 20.0 * math.log10(max(rms, 1e-6))
 
 
+def pcm16_peak(pcm: bytes) -> int:
+    """The largest sample magnitude of little-endian int16 ``pcm`` (0 for nothing)."""
+    samples = np.frombuffer(pcm, dtype="<i2")
+    return int(np.abs(samples.astype(np.int32)).max()) if samples.size else 0
+
+
 def float_to_pcm16(samples: F32) -> npt.NDArray[np.int16]:
     """Clip to [-1, 1] and scale to int16 with rounding (no bias toward zero)."""
     scaled = np.clip(samples, -1.0, 1.0) * 32767.0
@@ -63,4 +69,13 @@ def float_to_pcm16(samples: F32) -> npt.NDArray[np.int16]:
     return out
 
 
-__all__ = ["F32", "fade_in", "fade_out", "float_to_pcm16", "pcm16_dbfs", "raised_cosine", "window_rms"]
+__all__ = [
+    "F32",
+    "fade_in",
+    "fade_out",
+    "float_to_pcm16",
+    "pcm16_dbfs",
+    "pcm16_peak",
+    "raised_cosine",
+    "window_rms",
+]
