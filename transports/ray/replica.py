@@ -34,7 +34,7 @@ from transports.drain import Drain
 from transports.ray.metrics import merge_metrics
 from transports.ray.registry import REPORT_EVERY_S, Commands, Registry, find_registry
 from transports.ray_compat import on_graceful_shutdown
-from transports.ws.server import create_app
+from transports.ws.server import check_voice, create_app
 from transports.ws.settings import ServerSettings
 from transports.ws.state import ServerState
 from tts_service.backends import create_backend
@@ -94,15 +94,13 @@ class WarmlineReplica:
 
     async def __init__(self, config: ReplicaConfig) -> None:  # type: ignore[misc]  # Ray awaits it
         _log_to_stderr()
-        self._config = config
         self.replica_id = serve.get_replica_context().replica_id.unique_id
         settings = dataclasses.replace(config.settings, replica=self.replica_id)
         self._runtime = EngineRuntime(
             create_backend(config.backend), workers=config.workers, max_sessions=settings.max_sessions
         )
         await self._runtime.start()
-        if settings.voice is not None:
-            await self._runtime.voice_state(settings.voice)
+        await check_voice(settings, self._runtime)
         self._registry = find_registry(config.app_name)
         self._drain = Drain()
         self._app = create_app(

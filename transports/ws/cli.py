@@ -19,14 +19,14 @@ import os
 import sys
 
 from transports.drain import DEFAULT_DRAIN_S
+from transports.ray.cluster import RayOptions  # no Ray import: only what --ray's flags mean
 from transports.security import INSECURE_ENV, TOKEN_ENV, check_bind, insecure_from_env
 from transports.serve import ServeOptions, serve_app
-from transports.ws.server import create_app
+from transports.ws.server import check_voice, create_app
 from transports.ws.settings import ServerSettings
 from tts_service.backends import available_backends
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 from tts_service.errors import InvalidInputError
-from tts_service.runtime import EngineRuntime
 from tts_service.wire import Encoding
 
 
@@ -53,11 +53,6 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     )
 
 
-async def _check_voice(settings: ServerSettings, runtime: EngineRuntime) -> None:
-    if settings.voice is not None:
-        await runtime.voice_state(settings.voice)  # an unknown voice fails now, not per call
-
-
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     check_bind(settings.host, token=settings.token, insecure=settings.insecure)
@@ -81,7 +76,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             serve_app(
                 lambda runtime, drain: create_app(runtime, settings, drain=drain),
                 options,
-                prepare=lambda runtime: _check_voice(settings, runtime),
+                prepare=lambda runtime: check_voice(settings, runtime),
             )
         )
     print("warmline: stopped", file=sys.stderr)
@@ -91,7 +86,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _serve_on_ray(args: argparse.Namespace, settings: ServerSettings) -> int:
     if importlib.util.find_spec("ray") is None:
         raise InvalidInputError("--ray needs Ray Serve: pip install 'warmline[ray]'")
-    from transports.ray.cluster import RayOptions, serve_on_ray
+    from transports.ray.cluster import serve_on_ray
 
     autoscale = args.min_replicas is not None or args.max_replicas is not None
     if autoscale and args.replicas is not None:
@@ -154,9 +149,22 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "Serve from replicas of a Ray Serve application, each a warm model with up to --max-sessions",
     )
     cluster.add_argument("--ray", action="store_true", help="serve from Ray Serve replicas")
-    cluster.add_argument("--replicas", type=int, default=None, help="a fixed number of replicas (default 2)")
-    cluster.add_argument("--min-replicas", type=int, default=None, help="autoscale: at least this many")
-    cluster.add_argument("--max-replicas", type=int, default=None, help="autoscale: at most this many")
+    r = RayOptions()
+    cluster.add_argument(
+        "--replicas", type=int, default=None, help=f"a fixed number of replicas (default {r.replicas})"
+    )
+    cluster.add_argument(
+        "--min-replicas",
+        type=int,
+        default=None,
+        help=f"autoscale: at least this many (default {r.min_replicas})",
+    )
+    cluster.add_argument(
+        "--max-replicas",
+        type=int,
+        default=None,
+        help=f"autoscale: at most this many (default {r.max_replicas})",
+    )
     cluster.add_argument(
         "--target-sessions",
         type=int,
@@ -166,7 +174,12 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     cluster.add_argument(
         "--ray-address", default=None, help="join this Ray cluster (default: start one on this machine)"
     )
-    cluster.add_argument("--replica-cpus", type=float, default=0.5, help="CPUs Ray reserves per replica")
+    cluster.add_argument(
+        "--replica-cpus",
+        type=float,
+        default=r.replica_cpus,
+        help=f"CPUs Ray reserves per replica (default {r.replica_cpus:g})",
+    )
     limits = p.add_argument_group("limits per connection")
     limits.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
     limits.add_argument("--max-turn-chars", type=int, default=d.max_turn_chars)

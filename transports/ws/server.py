@@ -123,6 +123,13 @@ def create_app(
     return app
 
 
+async def check_voice(settings: ServerSettings, runtime: EngineRuntime) -> None:
+    """Load the settings' voice now (raises on an unknown one): a server fails at its start, not
+    at its first call."""
+    if settings.voice is not None:
+        await runtime.voice_state(settings.voice)
+
+
 def _authorized(conn: HTTPConnection, settings: ServerSettings) -> bool:
     return authorized(settings.token, conn.headers, conn.query_params)
 
@@ -179,4 +186,4 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
             job.outcome = "the client left" if closed is None else f"closed {closed[0]}: {closed[1]}"
 
 
-__all__ = ["ServerState", "create_app"]
+__all__ = ["ServerState", "check_voice", "create_app"]
