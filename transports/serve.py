@@ -158,10 +158,15 @@ def make_server(
     return Server(config)
 
 
-def address_of(sock: socket.socket) -> str:
-    """``host:port`` of a bound socket, with an IPv6 host in brackets."""
-    host, port = sock.getsockname()[:2]
+def host_port(host: str, port: int) -> str:
+    """``host:port``, with an IPv6 host in brackets."""
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def address_of(sock: socket.socket) -> str:
+    """``host:port`` of a bound socket (``host_port``)."""
+    host, port = sock.getsockname()[:2]
+    return host_port(host, port)
 
 
 async def serve_app(
@@ -275,6 +280,7 @@ __all__ = [
     "Server",
     "address_of",
     "bind_socket",
+    "host_port",
     "make_server",
     "serve_app",
     "serving",

@@ -30,6 +30,7 @@ from types import FrameType
 from typing import Any, cast
 
 from transports.ray_compat import LOCAL_ONLY_ENV
+from transports.serve import host_port
 from transports.ws.settings import ServerSettings
 from tts_service.errors import InvalidInputError
 
@@ -162,7 +163,7 @@ def serve_on_ray(
         with signals.installed():
             serve.run(deployment.bind(config), name=APP_NAME, route_prefix="/", blocking=False)
             if banner:
-                where = f"{settings.host}:{port}" if ":" not in settings.host else f"[{settings.host}]:{port}"
+                where = host_port(settings.host, port)
                 count = options.replicas or f"{options.min_replicas}-{options.max_replicas}"
                 print(
                     f"warmline: serving on http://{where}/ (WebSocket ws://{where}/ws), "
