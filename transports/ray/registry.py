@@ -14,7 +14,7 @@ takes no CPU of its own and is owned by the driver, so it ends with it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 import ray
@@ -42,52 +42,32 @@ class Commands:
     expired: bool = False
 
 
-@dataclass(slots=True)
-class _Registry:
-    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
-    commands: Commands = field(default_factory=Commands)
+class Registry:
+    """The actor's class (``start_registry`` makes it a Ray actor); see the module doc."""
+
+    def __init__(self) -> None:
+        self._reports: dict[str, dict[str, Any]] = {}
+        self._commands = Commands()
 
     def report(self, replica: str, report: dict[str, Any]) -> Commands:
-        self.reports[replica] = {**report, "reported_at": time.time()}
-        return self.commands
+        self._reports[replica] = {**report, "reported_at": time.time()}
+        return self._commands
 
     def remove(self, replica: str) -> None:
-        self.reports.pop(replica, None)
+        self._reports.pop(replica, None)
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         now = time.time()
-        for replica in [r for r, rep in self.reports.items() if now - rep["reported_at"] > STALE_S]:
-            del self.reports[replica]
-        return dict(self.reports)
+        for replica in [r for r, rep in self._reports.items() if now - rep["reported_at"] > STALE_S]:
+            del self._reports[replica]
+        return dict(self._reports)
 
     def begin_drain(self, drain_s: float) -> None:
-        if self.commands.drain_deadline is None:
-            self.commands.drain_deadline = time.time() + drain_s
+        if self._commands.drain_deadline is None:
+            self._commands.drain_deadline = time.time() + drain_s
 
     def expire(self) -> None:
-        self.commands.expired = True
-
-
-class Registry:
-    """The actor (``ray.remote`` of the class above); see the module doc."""
-
-    def __init__(self) -> None:
-        self._state = _Registry()
-
-    def report(self, replica: str, report: dict[str, Any]) -> Commands:
-        return self._state.report(replica, report)
-
-    def remove(self, replica: str) -> None:
-        self._state.remove(replica)
-
-    def snapshot(self) -> dict[str, dict[str, Any]]:
-        return self._state.snapshot()
-
-    def begin_drain(self, drain_s: float) -> None:
-        self._state.begin_drain(drain_s)
-
-    def expire(self) -> None:
-        self._state.expire()
+        self._commands.expired = True
 
 
 def start_registry(app_name: str) -> ActorHandle[Registry]:
