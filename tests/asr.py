@@ -49,6 +49,11 @@ def normalize(sentence: str) -> tuple[str, ...]:
     return words
 
 
+def heard(sentence: str) -> str:
+    """``sentence`` as ``recognize`` spells it: lowercase words, apostrophes kept, nothing else."""
+    return " ".join(re.findall(r"[a-z']+", sentence.lower()))
+
+
 def recognize(
     samples: npt.NDArray[np.float32] | npt.NDArray[np.int16], sample_rate: int, sentences: Iterable[str]
 ) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from asr import DISTRACTORS
+from asr import DISTRACTORS, heard
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import WAIT_S, Turn, live_server, ready, receive_until, send
@@ -34,10 +34,6 @@ Recognize = Callable[..., str | None]
 ROOT = Path(__file__).resolve().parent.parent
 
 SENTENCE = "thank you for waiting, your table is ready now."
-
-
-def heard(sentence: str) -> str:
-    return " ".join(re.findall(r"[a-z']+", sentence.lower()))
 
 
 async def closed(ws: ClientConnection) -> tuple[int | None, str]:

@@ -32,7 +32,7 @@ import pytest
 
 pytest.importorskip("ray.serve", reason="Ray Serve (the `ray` extra) is not installed")
 
-from asr import DISTRACTORS
+from asr import DISTRACTORS, heard
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import WAIT_S, Turn, ready, receive_until, send
@@ -53,10 +53,6 @@ SENTENCES = (
     "the kitchen closes at ten tonight",
     "please wait a moment while i check",
 )
-
-
-def heard(sentence: str) -> str:
-    return " ".join(re.findall(r"[a-z']+", sentence.lower()))
 
 
 @dataclass

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import socket
 from collections.abc import Callable
 
 import numpy as np
 import pytest
-from asr import DISTRACTORS
+from asr import DISTRACTORS, heard
 from hibari.voices import VOICES, cache_dir
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -33,10 +32,6 @@ LONG_TEXT = " ".join(
     ["I can help you with that, let me check the schedule for tomorrow."] * 3
     + ["Thank you for waiting, your table is ready now."] * 3
 )
-
-
-def heard(sentence: str) -> str:
-    return " ".join(re.findall(r"[a-z']+", sentence.lower()))
 
 
 def grammar(*extra: str) -> list[str]:
