@@ -34,10 +34,15 @@ from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.speech import spoken_pcm
 
+#: the caller's voice, the same on every run: hibari's own randomness otherwise makes each
+#: rendition differ slightly with what the shared backend rendered before (test order), and a
+#: backchannel cut short sits near the recognizer's edge ("yeah" for "uh huh" in one CI run)
+VOICE_SEED = 0
+
 
 def spoken(backend: Backend, text: str, sample_rate: int) -> bytes:
     """``text`` spoken by hibari as int16 PCM, with half a second of silence before and after."""
-    pcm = spoken_pcm(backend, text, sample_rate)
+    pcm = spoken_pcm(backend, text, sample_rate, seed=VOICE_SEED)
     pad = np.zeros(sample_rate // 2, dtype="<i2")
     return np.concatenate([pad, pcm, pad, pad]).tobytes()
 
@@ -155,7 +160,7 @@ def stt_frames(audio: bytes, sample_rate: int, *, start_s: float) -> list[Frame]
 def test_a_backchannel_cut_short_by_the_vad_is_still_a_backchannel(hibari_backend: Backend) -> None:
     """ "Uh huh" ending a few frames early: the search ends on the fragment "can i", not a phrase
     of the grammar; the transcript is the whole phrase the lattice holds, so it resumes the bot."""
-    pcm = spoken_pcm(hibari_backend, "Uh huh.", 8000)
+    pcm = spoken_pcm(hibari_backend, "Uh huh.", 8000, seed=VOICE_SEED)
     line = g711.decode(g711.encode(pcm))  # as the phone line carries it
     pad = np.zeros(4000, dtype="<i2")
     audio = np.concatenate([pad, line[: len(line) - 640], pad[:160]]).tobytes()

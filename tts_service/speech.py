@@ -23,9 +23,14 @@ from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import SpeechFrame
 
 
-def spoken_pcm(backend: Backend, text: str, sample_rate: int) -> np.ndarray:
-    """``text`` spoken whole by an engine session on ``backend``, as int16 samples (a caller's voice)."""
-    session = EngineSession(backend, SessionConfig(sample_rate=sample_rate), clock=lambda: 0.0)
+def spoken_pcm(backend: Backend, text: str, sample_rate: int, *, seed: int | None = None) -> np.ndarray:
+    """``text`` spoken whole by an engine session on ``backend``, as int16 samples (a caller's voice).
+
+    With a ``seed`` the samples are the same on every call; without one the voice's own randomness
+    (hibari's) makes each rendition a little different, as a caller's would be.
+    """
+    config = SessionConfig(sample_rate=sample_rate, seed=seed)
+    session = EngineSession(backend, config, clock=lambda: 0.0)
     session.start(text)
     session.flush()
     chunks: list[np.ndarray] = []
