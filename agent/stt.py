@@ -7,7 +7,7 @@ The English model ships inside the pocketsphinx wheel: nothing is downloaded. Th
 after a VAD (``pipecat.processors.audio.vad_processor.VADProcessor``) so it sees
 ``VADUserStartedSpeakingFrame`` / ``VADUserStoppedSpeakingFrame`` in order with the audio.
 
-Audio is decoded while it arrives: every input frame is resampled to 16 kHz (soxr, stateful) and
+Audio is decoded while it arrives: every input frame is resampled to 16 kHz (stateful, in float) and
 fed to the decoder during the utterance, so at ``VADUserStoppedSpeakingFrame`` only ``end_utt``
 is left and the ``TranscriptionFrame`` (``finalized=True``) goes out right before the stop frame.
 The VAD confirms speech only ``start_secs`` after it began, so the last ``preroll_s`` of audio is
@@ -17,15 +17,16 @@ from it the moment the caller goes quiet, reads words at most that old).
 With a closed grammar the final transcript is always one of its phrases when the search found
 one: a final hypothesis that is only a fragment (the search ended off the grammar's final
 states, which a short backchannel cut a frame early by the VAD often does) gives way to the
-best whole phrase of the lattice, or of the running hypothesis (``in_grammar``). An utterance
+running hypothesis, or to the best-scored whole phrase of the lattice (``in_grammar``). An utterance
 that never rose above ``SILENCE_PEAK`` (the VAD opened on silence) has no transcript, whatever
 path the search found through it.
 
 Decoding runs on one worker thread per service (pocketsphinx decoders are not thread-safe, and
 feeding them in order matters), never on the event loop. A decoder costs about 60 MB (the general
 model) and 0.4 s to build, so calls share them through a ``DecoderPool``: a finished call gives
-its decoder back (its cepstral mean restarted) and the next call takes it, instead of every call
-allocating a model that the allocator seldom returns to the system. This module never downloads
+its decoder back and the next call takes it (``restart``: its front end and cepstral mean as a
+new decoder's, so one caller's audio never changes the next caller's words), instead of every
+call allocating a model that the allocator seldom returns to the system. This module never downloads
 anything and never swallows ``CancelledError``.
 """
 
@@ -40,8 +41,6 @@ from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 from typing import Any, TypeVar
 
-import numpy as np
-import soxr
 from loguru import logger
 from pipecat.frames.frames import (
     CancelFrame,
@@ -59,7 +58,8 @@ from pipecat.services.stt_service import STTService
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
-from tts_service.dsp import pcm16_peak
+from tts_service.dsp import float_to_pcm16, pcm16_peak, pcm16_to_float
+from tts_service.engine.resample import StreamResampler
 
 #: pocketsphinx's bundled English model is trained on 16 kHz speech
 DECODER_SAMPLE_RATE = 16000
@@ -116,6 +116,19 @@ def build_decoder(phrases: Sequence[str] | None = None, *, cmn_init: str = WIDEB
     return decoder
 
 
+def restart(decoder: Any, cmn_init: str) -> None:
+    """Put ``decoder``'s feature pipeline back as a new decoder's: it then decodes any audio exactly
+    as a fresh one would (the same words and scores).
+
+    Live decoding adapts its cepstral mean as it goes, and ``set_cmn`` alone replaces the mean but
+    not the running sums it is updated from, so a decoder that heard one call went on hearing the
+    next one differently. ``reinit_feat`` rebuilds the front end and the normalisation (0.1 ms);
+    the search keeps nothing between utterances (``start_utt`` resets it).
+    """
+    decoder.reinit_feat()
+    decoder.set_cmn(cmn_init)
+
+
 DecoderFactory = Callable[[str], Any]
 
 
@@ -163,7 +176,7 @@ class DecoderPool:
                 decoder = self._idle.pop(match)[1]
         if decoder is None:
             return self._factory(cmn_init)
-        decoder.set_cmn(cmn_init)  # the last caller's line and voice must not bias the next call
+        restart(decoder, cmn_init)  # the last caller's line and voice must not bias the next call
         return decoder
 
     def give_back(self, cmn_init: str, decoder: Any) -> None:
@@ -199,8 +212,7 @@ class PocketsphinxSTTService(STTService):
         self._interim_every_s = interim_every_s
         self._executor: ThreadPoolExecutor | None = None
         self._decoder: Any = None
-        self._resampler: Any = None
-        self._resampler_rate = 0
+        self._resampler: StreamResampler | None = None
         self._preroll: deque[bytes] = deque()
         self._preroll_bytes = 0
         self._in_utterance = False
@@ -335,16 +347,16 @@ class PocketsphinxSTTService(STTService):
             return final
         return in_grammar(final, self._alternatives(), interim, grammar)
 
-    def _alternatives(self) -> list[str]:
-        """The lattice's best ``NBEST`` hypotheses (none when the search built no lattice)."""
+    def _alternatives(self) -> list[tuple[str, float]]:
+        """The lattice's best ``NBEST`` hypotheses and their scores (none without a lattice)."""
         nbest = self._decoder.nbest()  # None without a lattice; its entries may be None too
         if nbest is None:
             return []
-        out: list[str] = []
+        out: list[tuple[str, float]] = []
         for entry in islice(nbest, NBEST):
             text = getattr(entry, "hypstr", None)
             if text:
-                out.append(clean_hypothesis(str(text)))
+                out.append((clean_hypothesis(str(text)), float(entry.score)))
         return out
 
     async def _on_worker(self, fn: Callable[..., _T], *args: Any) -> _T:
@@ -356,15 +368,14 @@ class PocketsphinxSTTService(STTService):
     # -- audio --------------------------------------------------------------------------------
 
     def _to_decoder_rate(self, audio: bytes) -> bytes:
+        """``audio`` at the decoder's rate: stateful (no seams between frames) and deterministic
+        (``StreamResampler`` runs in float: soxr's own int16 output is randomly dithered)."""
         rate = self.sample_rate
         if rate == DECODER_SAMPLE_RATE or rate <= 0:
             return audio
-        if self._resampler is None or self._resampler_rate != rate:
-            self._resampler = soxr.ResampleStream(rate, DECODER_SAMPLE_RATE, 1, dtype="int16")
-            self._resampler_rate = rate
-        samples = np.frombuffer(audio, dtype="<i2")
-        out = self._resampler.resample_chunk(samples)
-        return np.asarray(out, dtype="<i2").tobytes()
+        if self._resampler is None or self._resampler.in_rate != rate:
+            self._resampler = StreamResampler(rate, DECODER_SAMPLE_RATE)
+        return float_to_pcm16(self._resampler.process(pcm16_to_float(audio))).astype("<i2").tobytes()
 
     def _keep_preroll(self, pcm: bytes) -> None:
         self._preroll.append(pcm)
@@ -374,19 +385,25 @@ class PocketsphinxSTTService(STTService):
             self._preroll_bytes -= len(self._preroll.popleft())
 
 
-def in_grammar(final: str, alternatives: Iterable[str], interim: str, grammar: Collection[str]) -> str:
+def in_grammar(
+    final: str, alternatives: Iterable[tuple[str, float]], interim: str, grammar: Collection[str]
+) -> str:
     """The transcript of a closed-grammar utterance whose final hypothesis is not a phrase of it.
 
     A search that ends off the grammar's final states backtraces a fragment: a short utterance
     cut by the VAD a frame early or late reads "the", "hi" or "can" where the running hypothesis
-    said "uh huh" all along, and a backchannel read that way interrupts the bot. So the first of
-    the lattice's ``alternatives`` that is a whole phrase wins, then the last ``interim`` if it
-    is one, and only then the fragment itself (speech outside the grammar).
+    said "uh huh" all along, and a backchannel read that way interrupts the bot. So the last
+    ``interim`` wins if it is a whole phrase, then the best-scored whole phrase of the lattice's
+    ``alternatives`` (text, score), and only then the fragment itself (speech outside the grammar).
+
+    The lattice's n-best is never read in the order pocketsphinx lists it: that order (and which
+    paths make the list) changes with the process's memory layout, so the same audio gave "uh
+    huh" in one process and "yeah" in the next. Scores do not; ties go to the first in text order.
     """
-    for candidate in (*alternatives, interim):
-        if candidate in grammar:
-            return candidate
-    return final
+    if interim in grammar:
+        return interim
+    whole = [(-score, text) for text, score in alternatives if text in grammar]
+    return min(whole)[1] if whole else final
 
 
 def clean_hypothesis(text: str) -> str:
@@ -408,4 +425,5 @@ __all__ = [
     "grammar_of",
     "in_grammar",
     "normalize_phrase",
+    "restart",
 ]

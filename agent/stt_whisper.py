@@ -23,11 +23,11 @@ import importlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
-import numpy as np
-import soxr
 from pipecat.frames.frames import Frame
 from pipecat.services.whisper.stt import Model, WhisperSTTService, language_to_whisper_language
 from pipecat.transcriptions.language import Language
+
+from tts_service.engine.resample import resample_pcm16
 
 #: the rate faster-whisper assumes for raw PCM
 WHISPER_SAMPLE_RATE = 16000
@@ -71,9 +71,7 @@ class SharedWhisperSTTService(WhisperSTTService):
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
         """Transcribe one segment of int16 PCM at the pipeline's rate, resampled to 16 kHz."""
         if self.sample_rate != WHISPER_SAMPLE_RATE:
-            samples = np.frombuffer(audio, dtype="<i2")
-            resampled = soxr.resample(samples, self.sample_rate, WHISPER_SAMPLE_RATE)
-            audio = np.asarray(resampled, dtype="<i2").tobytes()
+            audio = resample_pcm16(audio, self.sample_rate, WHISPER_SAMPLE_RATE).astype("<i2").tobytes()
         async for frame in super().run_stt(audio):
             yield frame
 

@@ -22,7 +22,6 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
 import numpy as np
-import soxr
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.frames.frames import Frame, StartFrame, TranscriptionFrame
 from pipecat.observers.base_observer import BaseObserver
@@ -55,6 +54,7 @@ from agent.stt import (
     clean_hypothesis,
 )
 from tts_service.engine.ports import UnitBackend
+from tts_service.engine.resample import resample_pcm16
 
 PHONE_RATE = 8000
 
@@ -87,7 +87,7 @@ class SegmentedPocketsphinxSTTService(SegmentedSTTService):
     def _decode(self, audio: bytes) -> str:
         pcm = np.frombuffer(audio, dtype="<i2")
         if self.sample_rate != DECODER_SAMPLE_RATE:
-            pcm = soxr.resample(pcm, self.sample_rate, DECODER_SAMPLE_RATE).astype("<i2")
+            pcm = resample_pcm16(pcm, self.sample_rate, DECODER_SAMPLE_RATE).astype("<i2")
         self._decoder.start_utt()
         self._decoder.process_raw(pcm.tobytes(), False, True)
         self._decoder.end_utt()

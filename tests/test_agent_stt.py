@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,9 +35,10 @@ from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.speech import spoken_pcm
 
-#: the caller's voice, the same on every run: hibari's own randomness otherwise makes each
-#: rendition differ slightly with what the shared backend rendered before (test order), and a
-#: backchannel cut short sits near the recognizer's edge ("yeah" for "uh huh" in one CI run)
+#: the caller's voice, the same on every run: hibari draws from its own randomness otherwise, and a
+#: backchannel cut short sits near the recognizer's edge. (The "yeah" for "uh huh" CI saw was not
+#: the voice, though: soxr dithered the decoder's input at random, and the n-best's order moves
+#: with the process's memory; both are fixed in ``agent.stt`` and tested below.)
 VOICE_SEED = 0
 
 
@@ -113,6 +115,32 @@ def test_calls_share_one_decoder_through_the_pool_and_each_transcribes_exactly(
     assert pool.idle == 1
 
 
+def decode(decoder: Any, audio: bytes) -> tuple[str, float]:
+    """One utterance of 16 kHz ``audio`` in 20 ms pieces, as the service feeds it: words and score."""
+    decoder.start_utt()
+    for i in range(0, len(audio), 640):
+        decoder.process_raw(audio[i : i + 640], False, False)
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    return ("", 0.0) if hyp is None else (str(hyp.hypstr), float(hyp.score))
+
+
+def test_a_decoder_given_back_decodes_the_next_call_exactly_as_a_new_one(hibari_backend: Backend) -> None:
+    """One caller's audio must not change the next caller's words: a reused decoder gives the same
+    words and the same score as a new one. (Restarting the cepstral mean alone did not: its running
+    sums stayed, and "uh huh" read "and" on a new decoder, "and i" on one that had heard a call.)"""
+    line = [spoken(hibari_backend, text, 16000) for text in ("Uh huh.", "Is it sunny today?", "Hello.")]
+    pool = DecoderPool(lambda cmn: build_decoder(None, cmn_init=cmn))
+    new = decode(pool.take(NARROWBAND_CMN_INIT), line[0])
+    used = pool.take(NARROWBAND_CMN_INIT)
+    for audio in line:  # a whole call on it
+        decode(used, audio)
+    pool.give_back(NARROWBAND_CMN_INIT, used)
+    again = pool.take(NARROWBAND_CMN_INIT)
+    assert again is used
+    assert decode(again, line[0]) == new
+
+
 def test_the_pool_keeps_at_most_max_idle_decoders_and_restarts_the_cepstral_mean() -> None:
     """Decoders beyond ``max_idle`` are freed; a taken decoder starts from the configured mean."""
     pool = DecoderPool(lambda cmn: build_decoder(None, cmn_init=cmn), max_idle=1)
@@ -138,13 +166,17 @@ def test_a_service_takes_either_a_pool_or_its_own_grammar() -> None:
         PocketsphinxSTTService(phrases=DEMO_PHRASES, decoder_pool=pool)
 
 
-def test_a_fragment_gives_way_to_a_whole_phrase_of_the_lattice_then_the_running_hypothesis() -> None:
-    """A closed grammar transcribes as one of its phrases whenever the search found one."""
-    grammar = {"uh huh", "hi there", "can i book a table for two"}
-    assert in_grammar("hi", ["hi", "uh huh", "hi there"], "", grammar) == "uh huh"
-    assert in_grammar("can", ["can", "can i"], "uh huh", grammar) == "uh huh"
+def test_a_fragment_gives_way_to_the_running_hypothesis_then_the_best_scored_whole_phrase() -> None:
+    """A closed grammar transcribes as one of its phrases whenever the search found one, and the
+    choice never rests on the order of the n-best (pocketsphinx's changes from process to process)."""
+    grammar = {"uh huh", "hi there", "yeah", "can i book a table for two"}
+    assert in_grammar("hi", [("hi", 0.9), ("uh huh", 0.8), ("hi there", 0.7)], "", grammar) == "uh huh"
+    assert in_grammar("can", [("yeah", 0.9), ("can i", 0.8)], "uh huh", grammar) == "uh huh"
     assert in_grammar("", [], "uh huh", grammar) == "uh huh"
-    assert in_grammar("can", ["can i"], "can i", grammar) == "can"  # nothing whole: the fragment
+    assert in_grammar("can", [("can i", 0.9)], "can i", grammar) == "can"  # nothing whole: the fragment
+    listed = [("can", 0.95), ("uh huh", 0.80), ("yeah", 0.84), ("hi there", 0.84)]
+    for order in (listed, listed[::-1], [listed[2], listed[0], listed[3], listed[1]]):
+        assert in_grammar("can", order, "", grammar) == "hi there"  # the best score; a tie by text
 
 
 def stt_frames(audio: bytes, sample_rate: int, *, start_s: float) -> list[Frame]:
@@ -232,3 +264,40 @@ def test_an_utterance_that_never_rises_above_silence_is_no_transcript(level: int
     stt = PocketsphinxSTTService(phrases=DEMO_PHRASES, decoder_factory=HearsStopInAnything)
     asyncio.run(feed_frames([stt, collector], stt_frames(pcm.tobytes(), 8000, start_s=0.2), 8000))
     assert [text for kind, text in collector.events if kind == "final"] == heard
+
+
+class Records(HearsStopInAnything):
+    """A decoder that keeps every byte it is fed."""
+
+    def __init__(self, cmn_init: str) -> None:
+        super().__init__(cmn_init)
+        self.fed = bytearray()
+
+    def process_raw(self, pcm: bytes, no_search: bool, full_utt: bool) -> None:
+        self.fed += pcm
+
+
+def fed_to_the_decoder(frames: list[Frame]) -> bytes:
+    """Every byte a ``PocketsphinxSTTService`` (8 kHz in) fed its decoder for ``frames``."""
+    built: list[Records] = []
+
+    def factory(cmn_init: str) -> Records:
+        built.append(Records(cmn_init))
+        return built[-1]
+
+    asyncio.run(feed_frames([PocketsphinxSTTService(decoder_factory=factory)], frames, 8000))
+    return bytes(built[0].fed)
+
+
+def test_the_same_call_audio_reaches_the_decoder_as_the_same_samples_every_time(
+    hibari_backend: Backend,
+) -> None:
+    """8 kHz phone audio is resampled for the decoder without randomness: soxr's int16 output is
+    dithered from a random seed, which made a backchannel near the recognizer's edge read "uh huh"
+    in one run and "yeah" in the next, and digital silence read as "stop"."""
+    line = g711.decode(g711.encode(spoken_pcm(hibari_backend, "Uh huh.", 8000, seed=VOICE_SEED)))
+    audio = np.concatenate([np.zeros(4000, np.int16), line, np.zeros(4000, np.int16)]).tobytes()
+    fed = [fed_to_the_decoder(stt_frames(audio, 8000, start_s=0.6)) for _ in range(3)]
+    assert len(fed[0]) > 16000 and fed[0] == fed[1] == fed[2]
+    silence = fed_to_the_decoder(stt_frames(bytes(16000), 8000, start_s=0.2))
+    assert silence and not any(silence)  # digital silence stays digital silence

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tts_service.engine.resample import StreamResampler
+from tts_service.engine.resample import StreamResampler, resample_pcm16
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 
 
@@ -38,3 +38,16 @@ def test_passthrough_at_the_model_rate() -> None:
     x = np.arange(100, dtype=np.float32)
     r = StreamResampler(24000, 24000)
     assert r.passthrough and np.array_equal(r.process(x), x) and r.to_output_position(77) == 77
+
+
+def test_int16_conversion_is_deterministic_and_keeps_a_tone() -> None:
+    """``resample_pcm16`` gives the same samples on every call (soxr's own int16 output is dithered
+    from a random seed), keeps digital silence silent and a tone's level."""
+    t = np.arange(8000) / 8000
+    tone = (np.sin(2 * np.pi * 440 * t) * 8000).astype(np.int16)
+    once = resample_pcm16(tone, 8000, 16000)
+    assert once.dtype == np.int16 and len(once) == 16000
+    assert all(np.array_equal(once, resample_pcm16(tone.tobytes(), 8000, 16000)) for _ in range(5))
+    assert not resample_pcm16(np.zeros(8000, np.int16), 8000, 16000).any()
+    assert abs(int(np.abs(once[1000:-1000]).max()) - 8000) <= 80
+    assert np.array_equal(resample_pcm16(tone, 8000, 8000), tone)

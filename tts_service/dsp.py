@@ -62,6 +62,14 @@ def pcm16_peak(pcm: bytes) -> int:
     return int(np.abs(samples.astype(np.int32)).max()) if samples.size else 0
 
 
+def pcm16_to_float(pcm: bytes | npt.NDArray[np.int16]) -> F32:
+    """Little-endian int16 ``pcm`` (bytes or samples) as float32 in [-1, 1]: ``float_to_pcm16``'s
+    inverse, so a round trip gives back every sample (but -32768, which comes back as -32767)."""
+    samples = np.frombuffer(pcm, dtype="<i2") if isinstance(pcm, bytes) else np.asarray(pcm, np.int16)
+    out: F32 = samples.astype(np.float32) / np.float32(32767.0)
+    return out
+
+
 def float_to_pcm16(samples: F32) -> npt.NDArray[np.int16]:
     """Clip to [-1, 1] and scale to int16 with rounding (no bias toward zero)."""
     scaled = np.clip(samples, -1.0, 1.0) * 32767.0
@@ -76,6 +84,7 @@ __all__ = [
     "float_to_pcm16",
     "pcm16_dbfs",
     "pcm16_peak",
+    "pcm16_to_float",
     "raised_cosine",
     "window_rms",
 ]

@@ -4,6 +4,12 @@ Stateful, so audio produced piecewise (one 80 ms frame per model step) converts 
 a unit that starts and ends in faded silence can be converted whole with ``finish``.
 Positions map linearly: soxr compensates its filter delay, so input sample ``n`` lands at
 output sample ``round(n * out_rate / in_rate)``.
+
+Every conversion runs in float32 and is rounded to int16 by ``tts_service.dsp``, never by soxr:
+soxr's own int16 output is dithered from a random seed, so the same input came out different on
+every call (by one or two steps, enough to change what a recognizer hears in a clip near its
+edge). ``resample_pcm16`` is the int16 conversion for everything that needs one (the agent's
+recognizers, the benchmarks' callers); ``StreamResampler`` the stateful float one.
 """
 
 from __future__ import annotations
@@ -12,7 +18,18 @@ import numpy as np
 import numpy.typing as npt
 import soxr
 
+from tts_service.dsp import float_to_pcm16, pcm16_to_float
+
 F32 = npt.NDArray[np.float32]
+
+
+def resample_pcm16(pcm: bytes | npt.NDArray[np.int16], in_rate: int, out_rate: int) -> npt.NDArray[np.int16]:
+    """Int16 ``pcm`` (bytes or samples) at ``in_rate`` as int16 samples at ``out_rate``, whole and
+    deterministic: the same input always gives the same output (see the module docstring)."""
+    samples = pcm16_to_float(pcm)
+    if in_rate != out_rate:
+        samples = np.asarray(soxr.resample(samples, in_rate, out_rate, quality="HQ"), np.float32)
+    return float_to_pcm16(samples)
 
 
 class StreamResampler:
