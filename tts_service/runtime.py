@@ -15,6 +15,9 @@ call about to starve goes before a call with seconds buffered. Look-ahead is bou
 session config (``refill_below_ms``, ``lookahead_frames``): a consumer that stops reading stops
 the compute for its session, and pause costs nothing.
 
+This module is the asyncio side: the runtime's lifecycle, its sessions and their verbs. The
+queue, the worker threads and the batching are ``tts_service.scheduler``'s.
+
 Threads are owned by the runtime (its workers and the one thread that makes voice states): started
 in ``start()``, stopped and joined in ``aclose()``; their number never grows with the load.
 Verbs on ``RuntimeSession`` are plain methods for the event loop thread only.
@@ -23,54 +26,17 @@ Verbs on ``RuntimeSession`` are plain methods for the event loop thread only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import itertools
-import logging
-import queue
-import threading
-import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from types import TracebackType
 
 from tts_service.engine.clock import Clock, monotonic
-from tts_service.engine.jobs import FrameJob, Job, JobResult, run_frame_batch
-from tts_service.engine.ports import Backend, BatchFrameBackend, VoiceState
+from tts_service.engine.jobs import Job, JobResult
+from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
-from tts_service.errors import CapacityError, InvalidStateError, SynthesisError
-
-log = logging.getLogger("warmline.runtime")
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class _Work:
-    """One job queued for a worker."""
-
-    session: RuntimeSession
-    job: Job
-
-
-@dataclass(frozen=True, slots=True)
-class _StopWorker:
-    """Tells one worker thread to exit."""
-
-
-@dataclass(slots=True)
-class RuntimeStats:
-    """Counters for benchmarks and metrics."""
-
-    jobs_run: int = 0
-    jobs_skipped_stale: int = 0
-    compute_s: float = 0.0
-    max_queue_depth: int = 0
-    sessions_opened: int = 0
-    #: batched frame steps: passes run and the largest number of sessions in one
-    batches_run: int = 0
-    max_batch_size: int = 0
-    #: batches failed by an error past the model's own handling (the worker went on, or was replaced)
-    worker_failures: int = 0
+from tts_service.errors import CapacityError, InvalidStateError
+from tts_service.scheduler import RuntimeStats, Scheduler
 
 
 class EngineRuntime:
@@ -93,18 +59,14 @@ class EngineRuntime:
         self.stats = RuntimeStats()
         self._clock = clock
         self._num_workers = workers
-        self._queue: queue.PriorityQueue[tuple[float, int, _Work | _StopWorker]] = queue.PriorityQueue()
-        self._seq = itertools.count()
-        self._threads: list[threading.Thread] = []
+        self._scheduler = Scheduler(max_batch=max_batch, stats=self.stats)
         #: the one thread that makes voice states (a new voice may load a model): a fixed thread of
         #: the runtime's own, where the loop's default executor would add threads, never to lose
         #: them, as concurrent sessions open
         self._voices: ThreadPoolExecutor | None = None
         self._sessions: set[RuntimeSession] = set()
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._started = False
         self._closed = False
-        self._stats_lock = threading.Lock()  # workers update the counters concurrently
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -114,13 +76,10 @@ class EngineRuntime:
             return
         if self._closed:
             raise InvalidStateError("the runtime is closed")
-        self._loop = asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
         self._voices = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warmline-runtime-voices")
-        await self._loop.run_in_executor(self._voices, self.backend.load)
-        for i in range(self._num_workers):
-            t = threading.Thread(target=self._worker, name=f"warmline-runtime-worker-{i}", daemon=True)
-            t.start()
-            self._threads.append(t)
+        await loop.run_in_executor(self._voices, self.backend.load)
+        self._scheduler.start(loop, workers=self._num_workers)
         self._started = True
 
     async def aclose(self) -> None:
@@ -128,12 +87,10 @@ class EngineRuntime:
         if self._closed:
             return
         self._closed = True
+        self._scheduler.close()
         for s in list(self._sessions):
             await s.aclose()
-        for _ in self._threads:
-            self._queue.put((float("-inf"), next(self._seq), _StopWorker()))
-        threads, self._threads = self._threads, []
-        for t in threads:
+        for t in self._scheduler.stop():
             await asyncio.to_thread(t.join)
         if self._voices is not None:
             voices, self._voices = self._voices, None
@@ -156,7 +113,7 @@ class EngineRuntime:
     @property
     def live_workers(self) -> int:
         """Model worker threads running now (``workers`` while started: a dead one is replaced)."""
-        return sum(t.is_alive() for t in self._threads)
+        return self._scheduler.live_workers
 
     @property
     def session_count(self) -> int:
@@ -164,7 +121,7 @@ class EngineRuntime:
 
     @property
     def queue_depth(self) -> int:
-        return self._queue.qsize()
+        return self._scheduler.queue_depth
 
     # -- sessions -----------------------------------------------------------------------------
 
@@ -196,117 +153,8 @@ class EngineRuntime:
     def _forget(self, session: RuntimeSession) -> None:
         self._sessions.discard(session)
 
-    # -- work ---------------------------------------------------------------------------------
-
     def _submit(self, session: RuntimeSession, job: Job, deadline_s: float) -> None:
-        self._queue.put((deadline_s, next(self._seq), _Work(session, job)))
-        depth = self._queue.qsize()
-        if depth > self.stats.max_queue_depth:
-            self.stats.max_queue_depth = depth
-
-    def _worker(self) -> None:
-        # No local names the item: nothing of a finished job (its session, its audio) may stay
-        # referenced from the idle worker's frame while it waits for the next one.
-        while self._run_item(self._queue.get()[2]):
-            pass
-
-    def _run_item(self, item: _Work | _StopWorker) -> bool:
-        """Run one queued item; False when the worker should exit (told to, or the loop is gone)."""
-        return not isinstance(item, _StopWorker) and self._run_batch(item)
-
-    def _run_batch(self, first: _Work) -> bool:
-        """Run ``first`` (batched with queued frame jobs) and deliver the results; False once the
-        loop is gone. Whatever escapes the model's own error handling (a bug here, a model that
-        raises past ``Exception``) fails the batch's jobs, which their sessions report as errors,
-        instead of leaving them waiting for ever; a worker that must die is replaced first."""
-        batch = [first]
-        try:
-            batch = self._batch_with(first)
-            return self._compute_and_deliver(batch)
-        except BaseException as exc:
-            self._fail_batch(batch, exc)
-            if isinstance(exc, Exception):
-                return True  # the worker carries on
-            self._replace_worker()
-            raise
-
-    def _fail_batch(self, batch: list[_Work], exc: BaseException) -> None:
-        log.error("runtime: a model worker failed; failing its %d job(s)", len(batch), exc_info=exc)
-        with self._stats_lock:
-            self.stats.worker_failures += 1
-        err = SynthesisError(f"the model worker failed: {type(exc).__name__}")
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-            for w in batch:
-                loop.call_soon_threadsafe(w.session._deliver, JobResult(w.job, error=err))
-
-    def _replace_worker(self) -> None:
-        """Start a worker in place of the current thread, which is about to end."""
-        if self._closed:
-            return
-        current = threading.current_thread()
-        t = threading.Thread(target=self._worker, name=current.name, daemon=True)
-        t.start()
-        self._threads = [t if w is current else w for w in self._threads]
-
-    def _compute_and_deliver(self, batch: list[_Work]) -> bool:
-        live = [w for w in batch if not w.session.is_stale(w.job)]
-        results = {id(w): JobResult(w.job) for w in batch}
-        t0 = time.perf_counter()
-        if len(live) > 1:
-            backend = live[0].job.backend
-            assert isinstance(backend, BatchFrameBackend)
-            frame_jobs = [w.job for w in live if isinstance(w.job, FrameJob)]
-            for w, result in zip(live, run_frame_batch(backend, frame_jobs), strict=True):
-                results[id(w)] = result
-        elif live:
-            results[id(live[0])] = live[0].job.run()
-        spent = time.perf_counter() - t0
-        with self._stats_lock:
-            self.stats.compute_s += spent
-            self.stats.jobs_run += len(live)
-            self.stats.jobs_skipped_stale += len(batch) - len(live)
-            if len(live) > 1:
-                self.stats.batches_run += 1
-                self.stats.max_batch_size = max(self.stats.max_batch_size, len(live))
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return False
-        try:
-            for w in batch:
-                loop.call_soon_threadsafe(w.session._deliver, results[id(w)])
-        except RuntimeError:  # the loop closed between the check and the call
-            return False
-        return True
-
-    def _batch_with(self, first: _Work) -> list[_Work]:
-        """``first`` plus queued frame jobs for the same batch-capable model, up to ``max_batch``.
-
-        Other queued items go back with their priority; one job per session is ever queued, so
-        the voice states in a batch are distinct.
-        """
-        job = first.job
-        if self.max_batch == 1 or not isinstance(job, FrameJob):
-            return [first]
-        if not isinstance(job.backend, BatchFrameBackend):
-            return [first]
-        batch = [first]
-        others: list[tuple[float, int, _Work | _StopWorker]] = []
-        while len(batch) < self.max_batch:
-            try:
-                entry = self._queue.get_nowait()
-            except queue.Empty:
-                break
-            work = entry[2]
-            if isinstance(work, _Work) and isinstance(work.job, FrameJob) and work.job.backend is job.backend:
-                batch.append(work)
-            else:
-                others.append(entry)
-        for entry in others:
-            self._queue.put(entry)
-        return batch
+        self._scheduler.submit(session, job, deadline_s)
 
 
 class RuntimeSession:
