@@ -7,29 +7,10 @@
     for out in session.drain():      # SpeechFrames (exactly 80 ms) and events, in order
         ...
 
-Verbs and states (``SessionState``); each verb returns what it did, and raises
-``InvalidStateError`` where the table says so (the state is then unchanged)::
-
-    verb      IDLE            SPEAKING         FLUSHING         PAUSED                    CLOSED
-    start     -> SPEAKING     InvalidState     InvalidState     discard rest -> SPEAKING  SessionClosed
-    inject    new turn        append           InvalidState     discard rest -> SPEAKING  SessionClosed
-    flush     InvalidState    -> FLUSHING      InvalidState     flush after resume        SessionClosed
-    pause     InvalidState    -> PAUSED *      -> PAUSED *      InvalidState              SessionClosed
-    resume    InvalidState    InvalidState     InvalidState     -> SPEAKING/FLUSHING      SessionClosed
-    release   InvalidState    release *        release *        InvalidState              SessionClosed
-    reset     -> IDLE         -> IDLE          -> IDLE          -> IDLE                   SessionClosed
-    close     -> CLOSED       -> CLOSED        -> CLOSED        -> CLOSED                 no-op
-
-``start``, ``inject`` and ``flush`` return the turn id; ``pause``, ``resume`` and ``reset``
-return the event they queued (``Paused``, ``Resumed``, ``Reset``), which also comes out of
-``next_output`` in order with the frames. A FLUSHING turn returns to IDLE by itself once its
-last frame is handed out (``Done``). ``start`` and ``inject`` keep the conversation prefix; only
-``reset`` drops it.
-
-A turn started with ``start(text, held=True)`` is a speculative answer: SPEAKING or FLUSHING as
-usual, its audio made (up to the look-ahead) but withheld, so ``next_output`` hands out no frame
-of it. ``release()`` lets its frames go (at once, the ones made already); ``reset()`` drops it
-unheard. (*) ``pause`` refuses a held turn (nothing was heard), ``release`` anything else.
+Verbs and states (``SessionState``) follow the table in ``states``: each verb returns what it
+did (the turn id, or the event it queued), and raises ``InvalidStateError`` where the table says
+so (the state is then unchanged). ``start(text, held=True)`` makes a speculative answer, its
+frames withheld until ``release()``.
 
 The session keeps to the state machine. The text and audio move through a ``stream.TurnStream``
 whose parts each have one job: the segmenter cuts tokens into units, the speakable stage makes
@@ -45,7 +26,6 @@ Never imports asyncio, sockets, torch or onnxruntime; never runs the model insid
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections import deque
 from dataclasses import replace
@@ -56,6 +36,18 @@ from tts_service.engine.config import SessionConfig, check_config
 from tts_service.engine.jobs import Job, JobResult
 from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.producers import JobContext
+from tts_service.engine.states import (
+    RUNNING,
+    SessionState,
+    check_configure,
+    check_flush,
+    check_inject,
+    check_open,
+    check_pause,
+    check_release,
+    check_resume,
+    check_start,
+)
 from tts_service.engine.stream import TurnStream
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import (
@@ -67,23 +59,8 @@ from tts_service.engine.types import (
     Resumed,
     SampleFormat,
 )
-from tts_service.errors import InvalidStateError, SessionClosedError
 
 log = logging.getLogger("warmline.engine")
-
-
-class SessionState(enum.Enum):
-    """Where a session is in its call."""
-
-    IDLE = "idle"
-    SPEAKING = "speaking"
-    FLUSHING = "flushing"
-    PAUSED = "paused"
-    CLOSED = "closed"
-
-
-#: the states in which a turn's audio is being made and handed out
-RUNNING = (SessionState.SPEAKING, SessionState.FLUSHING)
 
 
 class EngineSession:
@@ -190,9 +167,7 @@ class EngineSession:
 
         Returns the configuration now in force.
         """
-        self._check_open()
-        if self._state is not SessionState.IDLE:
-            raise InvalidStateError(f"configure() needs an idle session, not {self._state.value}")
+        check_configure(self._state)
         new = self._config
         if speed is not None:
             new = replace(new, speed=speed)
@@ -213,13 +188,6 @@ class EngineSession:
 
     # -- verbs --------------------------------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._state is SessionState.CLOSED:
-            raise SessionClosedError("the session is closed")
-
-    def _refuse(self, verb: str, why: str) -> InvalidStateError:
-        return InvalidStateError(f"{verb}() in state {self._state.value}: {why}")
-
     def start(self, text: str = "", *, held: bool = False) -> int:
         """Begin a new turn with ``text`` (may be empty); returns its turn id.
 
@@ -227,9 +195,7 @@ class EngineSession:
         ``release()``. From PAUSED, the paused remainder is discarded first. Raises
         InvalidStateError while a turn is running: ``pause()`` it, or wait for ``Done``.
         """
-        self._check_open()
-        if self._state in RUNNING:
-            raise self._refuse("start", "a turn is running: pause() it or wait for done")
+        check_start(self._state)
         clean = self._stream.accept(text, appending=False)
         self._begin_turn()
         self._held = held
@@ -243,9 +209,7 @@ class EngineSession:
         paused remainder is discarded and the turn continues with ``text``. Raises
         InvalidStateError after flush().
         """
-        self._check_open()
-        if self._state is SessionState.FLUSHING:
-            raise self._refuse("inject", "the turn was flushed: wait for done, or pause() first")
+        check_inject(self._state)
         appending = self._state is SessionState.SPEAKING
         clean = self._stream.accept(text, appending=appending)
         if self._state is SessionState.IDLE:
@@ -262,15 +226,12 @@ class EngineSession:
         From PAUSED the turn finishes once resumed. Raises InvalidStateError with no turn to
         flush (IDLE) or one already flushed (FLUSHING).
         """
-        self._check_open()
+        check_flush(self._state)
+        self._stream.flush_text()
         if self._state is SessionState.SPEAKING:
-            self._stream.flush_text()
             self._set_state(SessionState.FLUSHING)
-        elif self._state is SessionState.PAUSED:
-            self._stream.flush_text()
+        else:  # PAUSED
             self._flush_on_resume = True
-        else:
-            raise self._refuse("flush", "no running turn to flush")
         return self._turn_id
 
     def pause(self) -> Paused:
@@ -279,9 +240,7 @@ class EngineSession:
         Queues the fade frame (if audio was pending) and returns the ``Paused`` event (also
         queued) with the words heard. Raises InvalidStateError unless a turn is running.
         """
-        self._check_open()
-        if self._state not in RUNNING or self._held:
-            raise self._refuse("pause", "no turn is being heard (a held one is reset, not paused)")
+        check_pause(self._state, held=self._held)
         self._resume_to = self._state
         fade = self._stream.pause(fade_frame=self._config.pause_fade_frame)
         if fade is not None:
@@ -302,9 +261,7 @@ class EngineSession:
 
         Returns the ``Resumed`` event (also queued). Raises InvalidStateError unless paused.
         """
-        self._check_open()
-        if self._state is not SessionState.PAUSED:
-            raise self._refuse("resume", "only a paused turn resumes")
+        check_resume(self._state)
         self._stream.fade_in_remainder()
         target = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
         self._flush_on_resume = False
@@ -318,9 +275,7 @@ class EngineSession:
 
         Returns the turn id. Raises InvalidStateError unless a held turn is running.
         """
-        self._check_open()
-        if self._state not in RUNNING or not self._held:
-            raise self._refuse("release", "no held turn")
+        check_release(self._state, held=self._held)
         self._held = False
         return self._turn_id
 
@@ -329,7 +284,7 @@ class EngineSession:
 
         Returns the ``Reset`` event (also queued).
         """
-        self._check_open()
+        check_open(self._state)
         self._drop_work()
         self._context_reset_pending = True
         self._stream.restart_context()
