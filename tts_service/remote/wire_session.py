@@ -33,56 +33,40 @@ starts in them, then ``Done``. What the wire lacks, this class keeps:
   received were never handed out, so no listener records them. The turn's later verbs are taken
   locally (its text goes nowhere). The next connection starts a fresh server session.
 
+This module keeps the session's state: the verbs, the pause gate and what was handed out. The
+segment ledger (which server turn a frame belongs to) is ``wire_segments``'; the translations
+of server messages into frames and marks, and of settings into commands, are ``wire_codec``'s.
+
 Sans-I/O and synchronous: no sockets, no asyncio, no clock.
 """
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections import deque
-from dataclasses import dataclass, field, replace
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from tts_service import wire as wp
 from tts_service.engine.config import SessionConfig
-from tts_service.engine.session import RUNNING, SessionState
-from tts_service.engine.types import (
-    Done,
-    ErrorEvent,
-    Output,
-    Paused,
-    Reset,
-    Resumed,
-    SampleFormat,
-    SpeechFrame,
-    WordMark,
+from tts_service.engine.states import (
+    SessionState,
+    check_configure,
+    check_flush,
+    check_inject,
+    check_open,
+    check_pause,
+    check_release,
+    check_resume,
+    check_start,
 )
-from tts_service.errors import InvalidStateError, SessionClosedError
+from tts_service.engine.types import Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame, WordMark
+from tts_service.remote.wire_codec import coalesce, config_command, configured, speech_frame, word_mark
+from tts_service.remote.wire_segments import Ack, Segment, SegmentLedger
 
 log = logging.getLogger("warmline.remote")
 
 #: the error code of a turn whose connection dropped
 CONNECTION_LOST = "connection_lost"
-
-
-class _Ack(enum.Enum):
-    """An answer the server owes for a command sent."""
-
-    PAUSED = "paused"
-    RESUMED = "resumed"
-    RESET = "reset"
-
-
-@dataclass(eq=False, slots=True)
-class _Segment:
-    """One server turn, begun by one command: the local turn it speaks for, and where it starts."""
-
-    turn_id: int
-    #: samples of the local turn handed out before this segment began
-    base_samples: int
-    received_samples: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,13 +97,10 @@ class WireSession:
         self._events: deque[Output] = deque()
         #: what the server sent for the current turn: frames, Done, errors (behind the pause gate)
         self._stream: deque[Output] = deque()
-        #: segments begun and acknowledgements owed, in the order their commands were sent
-        self._owed: deque[_Segment | _Ack] = deque()
-        self._server: _Segment | None = None
-        self._quiet = True
+        #: segments begun and acknowledgements owed, and the segment the server speaks for
+        self._segments = SegmentLedger()
         #: the segment whose frames are wanted (the current turn's latest)
-        self._live: _Segment | None = None
-        self._words: list[WordMark] = []
+        self._live: Segment | None = None
         self._handed_samples = 0
         self._handed_words: list[WordMark] = []
         self._frame_index = 0
@@ -157,18 +138,17 @@ class WireSession:
     def connected(self) -> None:
         """A new connection (a fresh server session): its ``config`` goes first, then whatever
         was asked while there was none."""
-        self._check_open()
+        check_open(self._state)
         self._connected = True
-        self._commands.insert(0, self._config_command(self._config))
-        self._server, self._quiet, self._words = None, True, []
-        self._advance()
+        self._commands.insert(0, config_command(self._config))
+        self._segments.fresh_server()
+        self._segments.advance()
 
     def connection_lost(self, reason: str) -> None:
         """The connection dropped: the turn in progress ends with what was received (see above)."""
         self._connected = False
         self._commands.clear()
-        self._owed.clear()
-        self._server, self._quiet, self._words = None, True, []
+        self._segments.clear()
         if self._state in (SessionState.IDLE, SessionState.CLOSED) or self._lost_turn == self._turn_id:
             return
         self._lost_turn = self._turn_id
@@ -192,7 +172,7 @@ class WireSession:
         if not self._connected:
             return []
         commands, self._commands = self._commands, []
-        return [wp.encode_command(c) for c in _coalesce(commands)]
+        return [wp.encode_command(c) for c in coalesce(commands)]
 
     def take_notices(self) -> list[Notice]:
         notices, self._notices = self._notices, []
@@ -200,25 +180,19 @@ class WireSession:
 
     def configure(self, *, voice: str | None = None, speed: float | None = None) -> None:
         """Queue a ``config`` with a new voice or speed (between turns); ``configured`` confirms it."""
-        self._check_open()
-        if self._state is not SessionState.IDLE:
-            raise InvalidStateError(f"configure() needs an idle session, not {self._state.value}")
+        check_configure(self._state)
         self._send(wp.ConfigureCommand(voice=voice, speed=speed))
 
     # -- verbs (EngineSession's table) ---------------------------------------------------------
 
     def start(self, text: str = "", *, held: bool = False) -> int:
-        self._check_open()
-        if self._state in RUNNING:
-            raise self._refuse("start", "a turn is running: pause() it or wait for done")
+        check_start(self._state)
         self._new_turn(held=held)
         self._begin_segment(wp.StartCommand(text, hold=held))
         return self._turn_id
 
     def inject(self, text: str) -> int:
-        self._check_open()
-        if self._state is SessionState.FLUSHING:
-            raise self._refuse("inject", "the turn was flushed: wait for done, or pause() first")
+        check_inject(self._state)
         if self._state is SessionState.SPEAKING:
             self._send_for_turn(wp.InjectCommand(text))
             return self._turn_id
@@ -232,23 +206,19 @@ class WireSession:
         return self._turn_id
 
     def flush(self) -> int:
-        self._check_open()
+        check_flush(self._state)
         if self._state is SessionState.SPEAKING:
             self._state = SessionState.FLUSHING
-        elif self._state is SessionState.PAUSED:
+        else:  # PAUSED
             self._flush_on_resume = True
-        else:
-            raise self._refuse("flush", "no running turn to flush")
         self._send_for_turn(wp.FlushCommand())
         return self._turn_id
 
     def pause(self) -> Paused:
-        self._check_open()
-        if self._state not in RUNNING or self._held:
-            raise self._refuse("pause", "no turn is being heard (a held one is reset, not paused)")
+        check_pause(self._state, held=self._held)
         self._resume_to = self._state
         self._state = SessionState.PAUSED
-        self._send_for_turn(wp.PauseCommand(), owed=_Ack.PAUSED if self._server_speaks else None)
+        self._send_for_turn(wp.PauseCommand(), owed=Ack.PAUSED if self._segments.server_speaks else None)
         paused = Paused(
             self._turn_id,
             " ".join(w.word for w in self._handed_words),
@@ -259,32 +229,28 @@ class WireSession:
         return paused
 
     def resume(self) -> Resumed:
-        self._check_open()
-        if self._state is not SessionState.PAUSED:
-            raise self._refuse("resume", "only a paused turn resumes")
+        check_resume(self._state)
         self._state = SessionState.FLUSHING if self._flush_on_resume else self._resume_to
         self._flush_on_resume = False
-        self._send_for_turn(wp.ResumeCommand(), owed=_Ack.RESUMED if self._server_speaks else None)
+        self._send_for_turn(wp.ResumeCommand(), owed=Ack.RESUMED if self._segments.server_speaks else None)
         resumed = Resumed(self._turn_id)
         self._events.append(resumed)
         return resumed
 
     def release(self) -> int:
-        self._check_open()
-        if self._state not in RUNNING or not self._held:
-            raise self._refuse("release", "no held turn")
+        check_release(self._state, held=self._held)
         self._held = False
         self._send_for_turn(wp.ReleaseCommand())
         return self._turn_id
 
     def reset(self) -> Reset:
-        self._check_open()
+        check_open(self._state)
         self._stream.clear()
         self._live = None
         self._held = False
         self._flush_on_resume = False
         self._state = SessionState.IDLE
-        self._send(wp.ResetCommand(), owed=_Ack.RESET)
+        self._send(wp.ResetCommand(), owed=Ack.RESET)
         event = Reset(self._turn_id)
         self._events.append(event)
         return event
@@ -323,36 +289,33 @@ class WireSession:
         event = wp.decode_event(message)
         name = event["event"]
         if name == "word":
-            self._words.append(self._word(event))
+            segment = self._segments.server
+            base = segment.base_samples if segment is not None else 0
+            self._segments.add_word(word_mark(event, base_samples=base, sample_rate=self.sample_rate))
         elif name == "done":
             self._done()
         elif name in ("paused", "resumed", "reset"):
-            self._acknowledged(_Ack(name))
+            self._segments.acknowledged(Ack(name))
         elif name == "error":
             self._error(str(event.get("code", "error")), str(event.get("message", "")))
         elif name in ("ready", "configured"):
             if name == "configured":
-                self._configured(event)
+                self._config = configured(self._config, event)
             self._notices.append(Notice(name, event))
         else:
             log.debug("remote: ignoring a %r event", name)
 
     # -- inside -------------------------------------------------------------------------------
 
-    @property
-    def _server_speaks(self) -> bool:
-        """The server still has a turn of ours that may be paused or resumed (no done yet)."""
-        return self._server is not None or any(isinstance(o, _Segment) for o in self._owed)
-
-    def _send(self, command: wp.Command, *, owed: _Ack | _Segment | None = None) -> None:
+    def _send(self, command: wp.Command, *, owed: Ack | Segment | None = None) -> None:
         """Queue ``command`` (sent once connected) and what the server will owe for it."""
         self._commands.append(command)
         if owed is not None:
-            self._owed.append(owed)
+            self._segments.owe(owed)
             if self._connected:
-                self._advance()
+                self._segments.advance()
 
-    def _send_for_turn(self, command: wp.Command, *, owed: _Ack | None = None) -> None:
+    def _send_for_turn(self, command: wp.Command, *, owed: Ack | None = None) -> None:
         """``_send`` a verb of the current turn, unless its connection was lost (no server has it)."""
         if self._lost_turn != self._turn_id:
             self._send(command, owed=owed)
@@ -368,74 +331,24 @@ class WireSession:
         self._frame_index = 0
 
     def _begin_segment(self, command: wp.StartCommand | wp.InjectCommand) -> None:
-        segment = _Segment(self._turn_id, self._handed_samples)
+        segment = Segment(self._turn_id, self._handed_samples)
         self._live = segment
         self._send(command, owed=segment)
 
-    def _advance(self) -> None:
-        """Once the server is quiet, the next segment begun is the one its frames belong to."""
-        while self._quiet and self._owed and isinstance(self._owed[0], _Segment):
-            segment = self._owed.popleft()
-            assert isinstance(segment, _Segment)
-            self._server, self._quiet = segment, False
-
-    def _acknowledged(self, ack: _Ack) -> None:
-        while self._owed:
-            item = self._owed.popleft()
-            if isinstance(item, _Segment):  # begun behind an earlier answer: it takes over now
-                self._server, self._quiet = item, False
-            elif item is ack:
-                break
-        else:
-            log.debug("remote: an unexpected %s", ack.value)
-        if ack is _Ack.RESUMED:
-            self._quiet = self._server is None
-        else:
-            self._quiet = True
-            if ack is _Ack.RESET:
-                self._server = None
-        self._words = []
-        self._advance()
-
     def _done(self) -> None:
-        segment, self._server, self._quiet = self._server, None, True
-        # A pause or resume that reached the server after this done is answered with nothing.
-        while self._owed and self._owed[0] in (_Ack.PAUSED, _Ack.RESUMED):
-            self._owed.popleft()
-        self._words = []
+        segment = self._segments.done()
         if segment is not None and segment is self._live:
             self._stream.append(Done(segment.turn_id, segment.base_samples + segment.received_samples))
             self._live = None
-        self._advance()
 
     def _error(self, code: str, message: str) -> None:
         if code in ("draining", "unauthorized"):
             self._notices.append(Notice("refused", {"code": code, "message": message}))
         self._events.append(ErrorEvent(self._turn_id, code, message))
 
-    def _configured(self, event: dict[str, object]) -> None:
-        voice, speed, rate = event.get("voice"), event.get("speed"), event.get("sample_rate")
-        self._config = replace(
-            self._config,
-            voice=voice if isinstance(voice, str) else self._config.voice,
-            speed=float(speed) if isinstance(speed, int | float) else self._config.speed,
-            sample_rate=rate if isinstance(rate, int) else self._config.sample_rate,
-        )
-
-    def _word(self, event: dict[str, object]) -> WordMark:
-        segment = self._server
-        base = segment.base_samples if segment is not None else 0
-        rate = self._config.sample_rate
-        start_ms, end_ms = event.get("start_ms"), event.get("end_ms")
-        if not isinstance(start_ms, int | float) or not isinstance(end_ms, int | float):
-            raise wp.ProtocolError("bad_json", "a word event needs start_ms and end_ms")
-        start = base + round(float(start_ms) * rate / 1000)
-        end = base + round(float(end_ms) * rate / 1000)
-        return WordMark(str(event.get("word", "")), start, max(start, end))
-
     def _audio(self, message: wp.AudioMessage) -> None:
-        segment = self._server
-        words, self._words = self._words, []
+        segment = self._segments.server
+        words = self._segments.take_words()
         if segment is None:
             log.debug("remote: audio outside any turn dropped")
             return
@@ -444,55 +357,19 @@ class WireSession:
         segment.received_samples += len(samples)
         if segment is not self._live:
             return  # a turn reset, or replaced after a pause: nothing of it is handed out
-        end = offset + len(samples)
-        # ms in the word events are rounded to 0.1: keep each start inside the frame it came with
-        marks = tuple(
-            WordMark(w.word, min(max(w.start_sample, offset), end - 1), w.end_sample) for w in words
-        )
-        frame = SpeechFrame(
+        frame = speech_frame(
+            samples,
+            words,
             turn_id=segment.turn_id,
             index=self._frame_index,
-            sample_offset=offset,
+            offset=offset,
             sample_rate=self._config.sample_rate,
-            sample_format=SampleFormat.PCM16,
-            samples=np.asarray(samples, dtype=np.int16),
-            words=marks,
         )
         self._frame_index += 1
         self._stream.append(frame)
 
     def _stream_samples(self) -> int:
         return sum(o.num_samples for o in self._stream if isinstance(o, SpeechFrame))
-
-    def _config_command(self, config: SessionConfig) -> wp.ConfigureCommand:
-        return wp.ConfigureCommand(
-            voice=config.voice,
-            sample_rate=config.sample_rate,
-            encoding=wp.Encoding.PCM16,
-            speed=config.speed,
-            word_timestamps=True,
-            streaming=True,
-        )
-
-    def _refuse(self, verb: str, why: str) -> InvalidStateError:
-        return InvalidStateError(f"{verb}() in state {self._state.value}: {why}")
-
-    def _check_open(self) -> None:
-        if self._state is SessionState.CLOSED:
-            raise SessionClosedError("the session is closed")
-
-
-def _coalesce(commands: list[wp.Command]) -> list[wp.Command]:
-    """Consecutive injects as one (an LLM's tokens arrive faster than a frame): fewer messages,
-    the same text, well under the server's command rate."""
-    out: list[wp.Command] = []
-    for command in commands:
-        last = out[-1] if out else None
-        if isinstance(command, wp.InjectCommand) and isinstance(last, wp.InjectCommand):
-            out[-1] = wp.InjectCommand(last.text + command.text)
-        else:
-            out.append(command)
-    return out
 
 
 __all__ = ["CONNECTION_LOST", "Notice", "WireSession"]
