@@ -17,7 +17,8 @@ Drain (``transports.drain``, SIGTERM): ``/healthz`` answers 503, ``/api/offer`` 
 ``GOODBYE_LEAD_S`` before the drain's bound the bot says ``GOODBYE`` after what it is saying and
 ends the call once it has been played; a call still up at the bound is ended there.
 
-This module wires and serves; it never runs model compute and never loads a model on the loop.
+The settings and the parts they choose (STT, VAD, turn-taking, LLM) are ``agent.settings``'; this
+module wires and serves; it never runs model compute and never loads a model on the loop.
 """
 
 from __future__ import annotations
@@ -28,12 +29,11 @@ import copy
 import dataclasses
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Any
 
-from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.applications import Starlette
@@ -43,9 +43,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
-from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
-from agent.turn_taking.strategies import TurnTakingConfig
-from agent.vad import VAD_ANALYZERS
+from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
 from transports import heap
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.process_metrics import register_process_metrics
@@ -58,14 +56,11 @@ from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.webrtc.pausable_output import PausableWebRTCOutput
 from transports.ws.metrics import CONTENT_TYPE
-from tts_service.errors import InvalidInputError
 from tts_service.pipecat_compat import silero_session, smallwebrtc_transport, smart_turn_session
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("warmline.agent")
 
-#: the turn-taking ``warmline call --turn-taking`` offers, by name (None: the fast VAD-only one)
-TURN_TAKING: dict[str, TurnTakingConfig | None] = {"smart": TurnTakingConfig(), "fast": None}
 #: the cookie the call page gets when opened with ?token= (its script then needs no header)
 TOKEN_COOKIE = "warmline_token"
 _LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
@@ -73,54 +68,6 @@ _LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 GOODBYE = "I am sorry, I have to end this call now. Please call again. Goodbye."
 #: how long before the drain's bound the bot says goodbye: time for its sentence and the goodbye
 GOODBYE_LEAD_S = 10.0
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSettings:
-    """How the agent server listens and which brain it uses."""
-
-    host: str = "127.0.0.1"
-    port: int = 7860
-    token: str | None = dataclasses.field(default=None, repr=False)
-    insecure: bool = False
-    #: an OpenAI-compatible endpoint (OpenAI, Ollama, vLLM, Groq...); None with no model: the demo
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key: str | None = dataclasses.field(default=None, repr=False)
-    #: recognize only the demo script's phrases (robust on phone audio) instead of open English
-    demo_grammar: bool = False
-    #: host in the TwiML's wss:// URL (None: the webhook request's Host header)
-    public_host: str | None = None
-    #: the Twilio account's auth token: /twiml and /twilio then want Twilio's request signature
-    twilio_auth_token: str | None = dataclasses.field(default=None, repr=False)
-    max_calls: int = 16
-    #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
-    vad: str = "silero"
-    #: "smart" (default): turn ends by silence, Smart Turn and the words, a speculative answer held
-    #: ready, take-back barge-ins; "fast": the turn ends at the VAD stop, any speech interrupts
-    turn_taking: str = "smart"
-    #: the STT by its name in ``stt_choice.STT_CHOICES``: "pocketsphinx" (default, offline), "whisper",
-    #: "openai" (any OpenAI-compatible endpoint) or "deepgram"
-    stt: str = DEFAULT_STT
-    #: the STT's model and endpoint (None: the service's own)
-    stt_model: str | None = None
-    stt_base_url: str | None = None
-    #: the chosen STT's key ($OPENAI_API_KEY for openai, $DEEPGRAM_API_KEY for deepgram)
-    stt_api_key: str | None = dataclasses.field(default=None, repr=False)
-
-    @property
-    def uses_llm(self) -> bool:
-        return bool(self.llm_base_url or self.llm_model or self.llm_api_key)
-
-    def build_stt_factory(self) -> STTFactory:
-        """The factory of every call's STT; a missing package or key raises ``InvalidInputError`` now."""
-        return stt_factory(
-            self.stt,
-            model=self.stt_model,
-            base_url=self.stt_base_url,
-            api_key=self.stt_api_key,
-            demo_grammar=self.demo_grammar,
-        )
 
 
 class AgentMetrics:
@@ -165,45 +112,6 @@ class AgentMetrics:
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
-
-
-def openai_llm(settings: AgentSettings) -> Callable[[], FrameProcessor]:
-    """A factory of Pipecat's OpenAI LLM service for ``settings``' endpoint and model."""
-    try:
-        from pipecat.services.openai.llm import OpenAILLMService
-    except ImportError as exc:
-        raise InvalidInputError(
-            f"the LLM needs the openai client: pip install 'pipecat-ai[openai]' ({exc})"
-        ) from exc
-    model = settings.llm_model or "gpt-4o-mini"
-
-    def make() -> FrameProcessor:
-        return OpenAILLMService(
-            api_key=settings.llm_api_key or "not-needed",  # local servers (Ollama, vLLM) take any key
-            base_url=settings.llm_base_url,
-            settings=OpenAILLMService.Settings(model=model),
-        )
-
-    return make
-
-
-def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts:
-    """The parts of every call: demo responder or an OpenAI-compatible LLM, the settings' STT and
-    VAD (an unknown name, or a missing package or key, raises ``InvalidInputError``)."""
-    try:
-        vad = VAD_ANALYZERS[settings.vad]
-    except KeyError as exc:
-        known = ", ".join(sorted(VAD_ANALYZERS))
-        raise InvalidInputError(f"unknown VAD {settings.vad!r}; known: {known}") from exc
-    if settings.turn_taking not in TURN_TAKING:
-        raise InvalidInputError(
-            f"unknown turn-taking {settings.turn_taking!r}; known: {', '.join(TURN_TAKING)}"
-        )
-    parts = AgentParts(runtime=runtime)
-    parts = dataclasses.replace(parts, vad=vad, turn_taking=TURN_TAKING[settings.turn_taking])
-    if settings.uses_llm:
-        parts = dataclasses.replace(parts, llm=openai_llm(settings))
-    return dataclasses.replace(parts, stt=settings.build_stt_factory())
 
 
 def create_agent_app(
@@ -450,6 +358,7 @@ __all__ = [
     "GOODBYE",
     "GOODBYE_LEAD_S",
     "TOKEN_COOKIE",
+    "TURN_TAKING",
     "AgentMetrics",
     "AgentSettings",
     "AgentState",
