@@ -11,7 +11,7 @@ LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine dec
 ``LLMFullResponseEndFrame``    ``flush_audio`` -> ``flush``; on ``Done``: ``TTSStoppedFrame``, ``reset``
 ``InterruptionFrame``          ``on_audio_context_interrupted`` -> ``pause`` + ``reset``; the turn's
                                frames still on their way are dropped by turn id, and so is the
-                               rest of the interrupted LLM answer (see ``_StaleAnswer``)
+                               rest of the interrupted LLM answer (``pipecat_text.StaleAnswer``)
 ``TTSSpeakFrame``              a turn of its own, queued behind the running one
 ``TTSUpdateSettingsFrame``     voice and speed applied before the next turn starts
 ``SpeculativeAnswerFrame``     the next answer is made held: ``start(held=True)``, audio withheld
@@ -21,8 +21,8 @@ LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine dec
 ``BotOutputResumeFrame``       it was a backchannel or a noise: ``resume`` from the next word
 =============================  ===================================================================
 
-The last four come from ``agent.turn_taking`` (``tts_service.pipecat_frames`` defines them);
-without them the service behaves as any Pipecat TTS.
+The last four come from ``agent.turn_taking`` (``tts_service.pipecat_frames`` defines them;
+``pipecat_held`` acts on them); without them the service behaves as any Pipecat TTS.
 
 The engine runs beside the pipeline: a task named after the service reads the session and hands
 every 80 ms frame to the turn's audio context as one ``TTSAudioRawFrame``, followed by the words
@@ -31,24 +31,24 @@ Pipecat turns those into ``TTSTextFrame`` s in order with the audio; they leave 
 without a pts (``pipecat_compat.FramesInAudioOrder``), so any output transport releases each
 only once the audio before it has been written, however far its writes fall behind the clock,
 and the assistant aggregator records what was released: after a barge-in the context holds the
-words whose audio began playing. Two details keep that exact (see ``_promote_words_for``): LLM
-tokens reach Pipecat's word matcher only in whole words, and the pending text is promoted to a
-matchable segment before its words are reported, so the words of a sentence the LLM has not
-finished are neither held back nor lost on interruption.
+words whose audio began playing. Two details keep that exact: LLM tokens reach Pipecat's word
+matcher only in whole words (``pipecat_text.WordTail``), and the pending text is promoted to a
+matchable segment before its words are reported (``_deliver_frame``), so the words of a
+sentence the LLM has not finished are neither held back nor lost on interruption.
 
 This module must never run model compute or load weights on the event loop, never yield audio
 from ``run_tts`` (that would block the processor and queue tokens behind synthesis), never let a
-frame of an interrupted turn reach the pipeline, and never swallow ``CancelledError``. With
-``pipecat_frames`` and ``pipecat_compat`` it is one of the three modules of ``tts_service`` that
-import pipecat.
+frame of an interrupted turn reach the pipeline, and never swallow ``CancelledError``. Its helpers
+are ``pipecat_text`` (which LLM text is spoken), ``pipecat_held`` (the turn-taking frames) and
+``pipecat_settings`` (voice and speed); with them, ``pipecat_frames`` and ``pipecat_compat`` it
+is one of the modules of ``tts_service`` that import pipecat (``docs/ARCHITECTURE.md``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, cast
 
 from loguru import logger
@@ -56,19 +56,13 @@ from pipecat.frames.frames import (
     CancelFrame,
     EndFrame,
     InterruptionFrame,
-    LLMFullResponseEndFrame,
-    LLMFullResponseStartFrame,
-    LLMTextFrame,
     StartFrame,
     TTSAudioRawFrame,
     TTSStoppedFrame,
-    UserStoppedSpeakingFrame,
 )
 from pipecat.frames.frames import Frame as PipecatFrame
 from pipecat.processors.frame_processor import FrameDirection
-from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TextAggregationMode, TTSService
-from pipecat.utils.types import NOT_GIVEN, NotGiven, is_given
 
 from tts_service.backends import create_backend
 from tts_service.engine.listener import ListenerClock
@@ -78,7 +72,9 @@ from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
 from tts_service.pipecat_compat import FramesInAudioOrder, promote_pending_words
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
+from tts_service.pipecat_held import HeldAnswers
+from tts_service.pipecat_settings import WarmlineTTSSettings
+from tts_service.pipecat_text import AnswerText
 from tts_service.remote.session import RemoteEngine
 from tts_service.runtime import EngineRuntime
 from tts_service.sessions import AdapterSession, SessionSource
@@ -87,49 +83,6 @@ from tts_service.sessions import AdapterSession, SessionSource
 #: this much (plus its own look-ahead) before the listener needs it, so pause stays cheap and a
 #: shared runtime serves the call that is about to starve first
 DEFAULT_MAX_LEAD_S = 1.0
-
-#: the trailing run of non-space characters: the word an LLM may still be writing
-_LAST_WORD = re.compile(r"\S*\Z")
-
-
-@dataclass(slots=True)
-class _StaleAnswer:
-    """Which LLM text belongs to an answer that an ``InterruptionFrame`` has already ended.
-
-    Pipecat delivers system frames ahead of the data frames queued before them, so tokens the LLM
-    pushed just before it was interrupted reach this service *after* the ``InterruptionFrame``.
-    Spoken, they would open a new turn: a fragment of a dropped answer (a cancelled speculation's
-    first words) heard and written into the context. They are the rest of the interrupted answer
-    up to its ``LLMFullResponseEndFrame`` (a cancelled LLM may send none: the next answer's
-    ``LLMFullResponseStartFrame`` ends it too). Text outside any answer is never held stale.
-    """
-
-    open: bool = False
-    stale: bool = False
-
-    def admits(self, frame: PipecatFrame) -> bool:
-        """Note ``frame``; False when it is the rest of an interrupted answer, to be dropped."""
-        if isinstance(frame, InterruptionFrame):
-            self.stale, self.open = self.open, False
-            return True
-        if not isinstance(frame, LLMFullResponseStartFrame | LLMTextFrame | LLMFullResponseEndFrame):
-            return True
-        if frame.skip_tts:
-            return True
-        was_stale = self.stale
-        if isinstance(frame, LLMFullResponseStartFrame):
-            self.open, self.stale = True, False
-            return True
-        if isinstance(frame, LLMFullResponseEndFrame):
-            self.open = self.stale = False
-        return not was_stale
-
-
-@dataclass
-class WarmlineTTSSettings(TTSSettings):
-    """Runtime-updatable settings: ``voice`` (from ``TTSSettings``) and ``speed`` (0.5-2.0)."""
-
-    speed: float | NotGiven | None = field(default_factory=lambda: NOT_GIVEN)
 
 
 class WarmlineTTSService(TTSService, FramesInAudioOrder):
@@ -208,11 +161,10 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         #: the listener of what this service hands on; it runs at most ``max_lead_s`` ahead of it
         self._listener = ListenerClock(max_lead_s or 0.0)
         self._starting_turn = False
-        #: the next answer is speculative: its turn is opened held (see ``pipecat_frames``)
-        self._next_held = False
-        #: the unfinished last word of the LLM text so far (see _hold_partial_word)
-        self._word_tail = ""
-        self._stale_answer = _StaleAnswer()
+        #: whether the next answer is speculative, and the turn-taking frames (``pipecat_held``)
+        self._held = HeldAnswers()
+        #: which LLM text is passed on, in whole words (``pipecat_text``)
+        self._text_in = AnswerText()
 
     # -- Pipecat surface ----------------------------------------------------------------------
 
@@ -273,42 +225,19 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
                 self._source = None
 
     async def process_frame(self, frame: PipecatFrame, direction: FrameDirection) -> None:
-        """Pass LLM text on in whole words; everything else is the base class's business."""
-        if not self._stale_answer.admits(frame):
-            return  # the rest of an interrupted answer: nothing of it is spoken or recorded
-        if isinstance(frame, LLMTextFrame) and not frame.skip_tts:
-            if not self._hold_partial_word(frame):
-                return
-        elif isinstance(frame, (LLMFullResponseEndFrame, EndFrame)) and self._word_tail:
-            tail, self._word_tail = self._word_tail, ""
-            await super().process_frame(LLMTextFrame(text=tail), direction)
-        elif isinstance(frame, InterruptionFrame):
-            self._word_tail = ""
-            self._next_held = False
-        elif isinstance(frame, SpeculativeAnswerFrame | UserStoppedSpeakingFrame | BotOutputPauseFrame):
-            self._hold_or_release(frame)
-        elif isinstance(frame, BotOutputResumeFrame) and self._turns is not None:
-            self._verb(self._turns.resume)
+        """Pass LLM text on in whole words and act on the turn-taking frames (``pipecat_held``);
+        everything else is the base class's business."""
+        admitted = self._text_in.admit(frame)
+        if not admitted:
+            return  # the rest of an interrupted answer, or a token that is all unfinished word
+        *held_word, frame = admitted
+        for item in held_word:  # the answer's last word, complete now that it ended
+            await super().process_frame(item, direction)
+        if self._held.handles(frame) and self._held.apply(frame, self._turns, self._verb):
+            self._listener.restart()  # paused: the listener's clock starts again on resume
         await super().process_frame(frame, direction)
         if isinstance(frame, InterruptionFrame):
             await self._drop_orphaned_turns()
-
-    def _hold_or_release(self, frame: PipecatFrame) -> None:
-        """A speculative answer is coming (hold it), the caller's turn is confirmed (release what is
-        held), or the caller speaks over the bot (pause it, keeping the rest for a resume)."""
-        turns = self._turns
-        if isinstance(frame, SpeculativeAnswerFrame):
-            self._next_held = True
-        elif turns is None:
-            return
-        elif isinstance(frame, UserStoppedSpeakingFrame):
-            self._next_held = False
-            for turn in turns.turns:
-                if turn.held:
-                    self._verb(turns.release, turn)
-        else:
-            self._verb(turns.pause)
-            self._listener.restart()
 
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[PipecatFrame | None, None]:
         """Hand ``text`` to the engine (no audio here: the reader task delivers it)."""
@@ -316,8 +245,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         if turns is not None:
             turn = turns.find(context_id)
             if turn is None:
-                turn = turns.open(key=context_id, now_s=self._now(), held=self._next_held)
-                self._next_held = False
+                turn = turns.open(key=context_id, now_s=self._now(), held=self._held.take_next_held())
             if self._verb(turns.add_text, turn, text):
                 await self._start_next()
         yield None
@@ -335,19 +263,6 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         await self._drop_turns(lambda turn: turn.key == context_id)
 
     # -- text in ------------------------------------------------------------------------------
-
-    def _hold_partial_word(self, frame: LLMTextFrame) -> bool:
-        """Keep the unfinished last word back; False when nothing of ``frame`` is left to pass.
-
-        Pipecat matches reported words against the text it was given; text cut inside a word
-        would split that word across two segments. The engine never speaks half a word either,
-        so holding it costs no latency.
-        """
-        text = self._word_tail + frame.text
-        match = _LAST_WORD.search(text)  # always matches, possibly the empty string at the end
-        cut = match.start() if match else len(text)
-        frame.text, self._word_tail = text[:cut], text[cut:]
-        return bool(frame.text)
 
     async def _start_next(self) -> None:
         """Start the head turn once the engine is free, with the current voice and speed."""
@@ -395,33 +310,28 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         """After an interruption, forget turns whose audio context Pipecat has dropped."""
         await self._drop_turns(lambda turn: not self.audio_context_available(str(turn.key)))
 
-    def _desired_voice_speed(self) -> tuple[str | None, float]:
-        voice = self._settings.voice if is_given(self._settings.voice) else None
-        speed = self._settings.speed if is_given(self._settings.speed) else None
-        return voice or self._default_voice, float(speed) if speed is not None else 1.0
-
     async def _apply_settings(self, session: AdapterSession) -> None:
         """Bring the idle session's voice and speed up to date with the service's settings."""
-        voice, speed = self._desired_voice_speed()
-        config = session.config
-        new_voice = voice if voice is not None and voice != (config.voice or self._default_voice) else None
-        new_speed = speed if speed != config.speed else None
-        if new_voice is None and new_speed is None:
+        change = self._settings.changes_for(session.config, self._default_voice)
+        if change is None:
             return
         try:
-            await session.configure(voice=new_voice, speed=new_speed)
+            await session.configure(voice=change[0], speed=change[1])
         except WarmlineError as exc:
             await self.push_error(f"{self}: settings not applied: {exc}", exception=exc)
+
+    def _call_config(self) -> SessionConfig:
+        """This call's session settings: the output rate, the voice and speed of the settings."""
+        voice, speed = self._settings.voice_speed(self._default_voice)
+        return replace(
+            self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
+        )
 
     async def _open_session(self) -> None:
         if self._session is not None:
             return
         assert self._source is not None, "start() creates the runtime"
-        voice, speed = self._desired_voice_speed()
-        config = replace(
-            self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
-        )
-        self._session = await self._source.open_session(config)
+        self._session = await self._source.open_session(self._call_config())
         # The bot's turn is over at each Done: the next answer starts from a fresh prefix.
         self._turns = Conversation(self._session, reset_after_done=True)
         self._reader = self.create_task(self._read_engine(self._session), "warmline-engine-reader")
@@ -435,7 +345,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
             self._session = None
         self._turns = None
         self._context_origin.clear()
-        self._word_tail = ""
+        self._text_in.clear()
 
     async def _read_engine(self, session: AdapterSession) -> None:
         """The engine's frames and events, in order, into the audio contexts they belong to."""
@@ -476,7 +386,10 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         audio = TTSAudioRawFrame(frame.pcm16_bytes(), frame.sample_rate, 1, context_id=ctx)
         await self.append_to_audio_context(ctx, audio)
         if frame.words:
-            await self._promote_words_for(ctx)
+            # in TOKEN mode Pipecat buffers reported words until their sentence is complete, and an
+            # interruption clears that buffer: promoting the pending text (whole words only, see
+            # pipecat_text.WordTail) gives each word of a sentence still being written a segment
+            await promote_pending_words(self, ctx)
             rate, origin = frame.sample_rate, self._context_origin.get(turn, 0)
             word_times = [(w.word, (w.start_sample - origin) / rate) for w in frame.words]
             await self.add_word_timestamps(word_times, ctx)
@@ -491,17 +404,6 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
-
-    async def _promote_words_for(self, context_id: str) -> None:
-        """Make the context's pending text matchable before its words are reported.
-
-        In TOKEN mode Pipecat regroups tokens into sentences and buffers reported words until
-        the sentence is complete; an interruption clears that buffer, so the words of a sentence
-        the LLM was still writing would never reach the context even though they were heard.
-        The engine reports only words of text it was given, and that text reaches Pipecat in
-        whole words, so promoting everything pending now gives every reported word a segment.
-        """
-        await promote_pending_words(self, context_id)
 
     async def _end_context(self, turn: Turn) -> None:
         """The turn is over (spoken, or refused): close its audio context."""

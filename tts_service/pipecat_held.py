@@ -1,0 +1,82 @@
+"""The turn-taking frames on ``WarmlineTTSService``'s turns: hold, release, pause and resume.
+
+    held = HeldAnswers()
+    if held.handles(frame):
+        paused = held.apply(frame, turns, verb)      # before the base class processes the frame
+    turn = turns.open(key=..., held=held.take_next_held())   # run_tts: a new answer's turn
+
+=============================  ===================================================================
+frame                          on the turns
+=============================  ===================================================================
+``SpeculativeAnswerFrame``     the next answer is opened held: made up to the look-ahead, unheard
+``UserStoppedSpeakingFrame``   the caller's turn is confirmed: every held answer is released
+``BotOutputPauseFrame``        speech over the bot, not yet judged: ``pause``, the rest kept
+``BotOutputResumeFrame``       a backchannel or a noise: ``resume`` from the next word
+``InterruptionFrame``          a speculation that is not coming any more: the next answer is not held
+=============================  ===================================================================
+
+``agent.turn_taking`` sends them (``tts_service.pipecat_frames`` defines Warmline's); without them
+nothing here ever acts. One of the Pipecat modules of ``tts_service``
+(``docs/ARCHITECTURE.md`` lists them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pipecat.frames.frames import Frame as PipecatFrame
+from pipecat.frames.frames import InterruptionFrame, UserStoppedSpeakingFrame
+
+from tts_service.engine.turns import Conversation
+from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
+
+#: calls one turn-model verb and says whether the engine took it (the service logs a refusal)
+Verb = Callable[..., bool]
+
+_FRAMES = (
+    SpeculativeAnswerFrame,
+    UserStoppedSpeakingFrame,
+    BotOutputPauseFrame,
+    BotOutputResumeFrame,
+    InterruptionFrame,
+)
+
+
+class HeldAnswers:
+    """Whether the next answer is speculative, and what each turn-taking frame does to the turns."""
+
+    def __init__(self) -> None:
+        #: the next answer is speculative: its turn is opened held
+        self.next_held = False
+
+    @staticmethod
+    def handles(frame: PipecatFrame) -> bool:
+        return isinstance(frame, _FRAMES)
+
+    def apply(self, frame: PipecatFrame, turns: Conversation | None, verb: Verb) -> bool:
+        """Act on ``frame`` (see the module's table); True when the engine was asked to pause."""
+        if isinstance(frame, SpeculativeAnswerFrame):
+            self.next_held = True
+        elif isinstance(frame, InterruptionFrame):
+            self.next_held = False
+        elif turns is None:
+            return False
+        elif isinstance(frame, UserStoppedSpeakingFrame):
+            self.next_held = False
+            for turn in turns.turns:
+                if turn.held:
+                    verb(turns.release, turn)
+        elif isinstance(frame, BotOutputResumeFrame):
+            verb(turns.resume)
+        elif isinstance(frame, BotOutputPauseFrame):
+            verb(turns.pause)
+            return True
+        return False
+
+    def take_next_held(self) -> bool:
+        """For a new answer's turn: whether to open it held (only the one answer announced)."""
+        held, self.next_held = self.next_held, False
+        return held
+
+
+__all__ = ["HeldAnswers", "Verb"]
