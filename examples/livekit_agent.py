@@ -17,10 +17,25 @@ room gets 80 ms frames, and LiveKit's transcription follows the engine's word ti
 model serves every stream of the ``WarmlineTTS``; to share it with other code in the process,
 pass ``runtime=`` an ``EngineRuntime`` you start and close.
 
+So that the first caller does not wait for the model to load, build the TTS in the worker's
+prewarm function (``prewarm`` below): LiveKit runs it in each job process before a job comes,
+``WarmlineTTS.prewarm()`` loads the model there and says one warm-up turn, and the job takes the
+warm TTS from ``proc.userdata``::
+
+    server = AgentServer(setup_fnc=prewarm)
+
+    @server.rtc_session()
+    async def entrypoint(ctx: JobContext) -> None:
+        session = AgentSession(stt=..., llm=..., vad=..., tts=ctx.proc.userdata["tts"])
+        await session.start(agent=Agent(instructions="..."), room=ctx.room)
+
+    cli.run_app(server)
+
 This script needs no LiveKit server, keys or network: an ``AgentSession`` says an answer
 streamed at 30 tokens a second, as an LLM would, into a small audio sink that stands where the
-room's output would be and writes a WAV; the words LiveKit recorded are printed at the end. With
-``--interrupt-s`` the answer is interrupted once that much audio has arrived::
+room's output would be and writes a WAV; the words LiveKit recorded are printed at the end. It
+calls ``prewarm`` first, as a worker would, before its event loop runs. With ``--interrupt-s``
+the answer is interrupted once that much audio has arrived::
 
     python examples/livekit_agent.py out.wav [--interrupt-s 1.5] [--sample-rate 16000]
 """
@@ -34,7 +49,7 @@ import wave
 from collections.abc import AsyncIterator
 
 from livekit import rtc
-from livekit.agents import Agent, AgentSession
+from livekit.agents import Agent, AgentSession, JobExecutorType, JobProcess
 from livekit.agents.voice import io
 from livekit.agents.voice.transcription import TranscriptSynchronizer
 
@@ -140,9 +155,20 @@ async def llm_tokens(text: str, tokens_per_s: float = 30.0) -> AsyncIterator[str
         yield word if i == 0 else f" {word}"
 
 
-async def main(path: str, interrupt_s: float | None, sample_rate: int) -> None:
-    async with WarmlineTTS(voice="heart", sample_rate=sample_rate) as tts:
-        session = AgentSession(tts=tts)
+def prewarm(proc: JobProcess, *, sample_rate: int = 24000) -> None:
+    """The worker's prewarm function: a TTS whose model is loaded and warm before the first job.
+
+    LiveKit calls it in the job process with no event loop running, so ``prewarm()`` loads the
+    model right here (about a second), not in front of the first caller.
+    """
+    tts = WarmlineTTS(voice="heart", sample_rate=sample_rate)
+    tts.prewarm()
+    proc.userdata["tts"] = tts
+
+
+async def main(path: str, interrupt_s: float | None, tts: WarmlineTTS) -> None:
+    async with tts:
+        session: AgentSession[None] = AgentSession(tts=tts)
         sink = WavSink(path, interrupt_after_s=interrupt_s)
         # as a room's output does: LiveKit's synchronizer releases each word as its audio plays,
         # from the engine's word timings, so an interrupted answer keeps only the words heard
@@ -178,4 +204,7 @@ if __name__ == "__main__":
     parser.add_argument("--interrupt-s", type=float, default=None, help="interrupt after this much audio")
     parser.add_argument("--sample-rate", type=int, default=24000, choices=(8000, 16000, 24000, 48000))
     args = parser.parse_args()
-    asyncio.run(main(args.out, args.interrupt_s, args.sample_rate))
+    # what a LiveKit worker does in each job process: the prewarm function, then the job's loop
+    proc = JobProcess(executor_type=JobExecutorType.PROCESS, user_arguments=None, http_proxy=None)
+    prewarm(proc, sample_rate=args.sample_rate)
+    asyncio.run(main(args.out, args.interrupt_s, proc.userdata["tts"]))

@@ -243,6 +243,53 @@ def test_a_sample_rate_the_engine_cannot_make_is_refused_at_construction() -> No
         WarmlineTTS(sample_rate=22050)
 
 
+# -- prewarm: the first stream finds the model loaded and warm ----------------------------------
+
+
+def test_prewarm_in_a_worker_prewarm_function_loads_and_warms_before_any_stream() -> None:
+    """As a LiveKit worker's prewarm function calls it: in the job process, no loop running yet."""
+    fresh = HibariBackend()
+    voice = WarmlineTTS(backend=fresh, sample_rate=16000)
+    assert not fresh.is_warm() and not voice.warm
+    voice.prewarm()
+    assert fresh.is_warm() and voice.warm
+    assert not voice.runtime.started  # its threads belong to the job's loop, which starts them
+
+    async def main() -> list[tts.SynthesizedAudio]:
+        async with voice:
+            voice.prewarm()  # as AgentSession does once the job's loop runs: starts the runtime
+            async with voice.stream() as stream:
+                pusher = asyncio.create_task(push_slowly(stream, SECOND), name="test-push")
+                events = await collect(stream)
+                await pusher
+            return events
+
+    events = asyncio.run(main())
+    assert heard(events, 16000) == " ".join(normalize(SECOND))
+
+
+def test_prewarm_in_a_running_loop_returns_at_once_and_warms_the_runtime_before_any_stream() -> None:
+    fresh = HibariBackend()
+
+    async def main() -> tuple[bool, bool, int, int, int, list[tts.SynthesizedAudio]]:
+        async with WarmlineTTS(backend=fresh) as voice:
+            voice.prewarm()  # AgentSession calls it on its loop: it must not block that loop
+            returned_unloaded = not fresh.is_warm() and not voice.runtime.started
+            await voice.wait_warm()
+            warm = voice.warm and fresh.is_warm() and voice.runtime.started
+            stats = voice.runtime.stats
+            warmed = (stats.sessions_opened, stats.jobs_run, voice.runtime.session_count)
+            async with voice.synthesize(FIRST) as whole:
+                events = await collect(whole)
+            return returned_unloaded, warm, *warmed, events
+
+    returned_unloaded, warm, opened, jobs, open_now, events = asyncio.run(main())
+    assert returned_unloaded and warm
+    # the warm-up turn was said through the runtime (its own session, closed again) before any stream
+    assert opened == 1 and jobs >= 1 and open_now == 0
+    assert heard(events) == " ".join(normalize(FIRST))
+
+
 # -- an AgentSession speaking through the plugin ------------------------------------------------
 
 

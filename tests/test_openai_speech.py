@@ -30,9 +30,12 @@ from toy_backends import ToneBackend
 from ws_helpers import LiveServer, live_server
 
 from transports.drain import Drain
+from transports.serve import serving
+from transports.ws.server import create_app
 from transports.ws.settings import ServerSettings
 from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.ports import Backend, UnitAudio, VoiceState
+from tts_service.runtime import EngineRuntime
 
 SENTENCES = {
     "pcm": "Please call me back tomorrow morning.",
@@ -180,6 +183,35 @@ def test_models_and_voices_are_listed_and_openai_voice_names_resolve() -> None:
             await response.read()
 
     run(body)
+
+
+def test_the_model_is_loaded_and_warm_before_the_server_takes_its_first_request() -> None:
+    """``warmline serve`` starts its runtime before it serves (``transports.serve.serve_app``), and
+    the app itself does in its lifespan: given a runtime nobody started, on a hibari model not
+    yet loaded, the server is up only once the model is loaded and has run its warm-up
+    inference (``HibariBackend.load``), and no request has been needed for it."""
+    fresh = HibariBackend()
+
+    async def main() -> None:
+        runtime = EngineRuntime(fresh, workers=2)
+        app = create_app(runtime, ServerSettings())
+        try:
+            assert not fresh.is_warm() and not runtime.started
+            async with serving(app, host="127.0.0.1", port=0) as (host, port):
+                assert fresh.is_warm() and runtime.started  # before any request
+                assert runtime.stats.sessions_opened == 0
+                client = AsyncOpenAI(base_url=f"http://{host}:{port}/v1", api_key="unused", max_retries=0)
+                try:
+                    whole = await client.audio.speech.create(
+                        model="tts-1", voice="alloy", input=SENTENCES["pcm"], response_format="pcm"
+                    )
+                finally:
+                    await client.close()
+                assert heard(whole.content, "pcm") == " ".join(normalize(SENTENCES["pcm"]))
+        finally:
+            await runtime.aclose()
+
+    asyncio.run(main())
 
 
 # -- errors, in OpenAI's shape ------------------------------------------------------------

@@ -52,6 +52,7 @@ from pipecat.workers.runner import WorkerRunner
 from toy_backends import ToneBackend
 
 from agent.sim import Playback
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
@@ -254,6 +255,44 @@ def test_hibari_speaks_the_llm_tokens_and_the_recognizer_hears_them(
     samples = np.frombuffer(b"".join(f.audio for f in audio), dtype="<i2")
     grammar = [sentence, *DISTRACTORS]
     assert recognizer(samples, 16000, grammar) == " ".join(normalize(sentence))
+
+
+def test_the_model_is_loaded_and_warm_once_the_pipeline_started_before_any_text(
+    recognizer: Recognize,
+) -> None:
+    """Built as the README shows (the service owns its runtime), on a hibari model not yet loaded:
+    by the time the StartFrame has passed, the model is loaded and one warm-up turn was said at
+    the pipeline's rate, so the first answer does not pay for it."""
+    fresh = HibariBackend()
+    seen: dict[str, object] = {}
+
+    async def main() -> list[TTSAudioRawFrame]:
+        service = WarmlineTTSService(backend=fresh)
+        call = Call(service, sample_rate=16000)
+        assert not fresh.is_warm() and not service.warm
+        async with running(call):  # returns once the pipeline started: no text was sent yet
+            runtime = service.runtime
+            assert runtime is not None
+            seen.update(
+                warm=service.warm and fresh.is_warm() and runtime.started,
+                sessions_opened=runtime.stats.sessions_opened,  # the warm-up's and the call's
+                jobs_before_text=runtime.stats.jobs_run,
+                open_sessions=runtime.session_count,
+            )
+            await call.answer(*tokens(SHORT))
+        return audio_of(call.playback.received)
+
+    audio: list[TTSAudioRawFrame] = []
+
+    async def collect() -> None:
+        audio.extend(await main())
+
+    run(collect)
+    assert seen["warm"] is True
+    assert seen["sessions_opened"] == 2 and seen["open_sessions"] == 1
+    assert isinstance(seen["jobs_before_text"], int) and seen["jobs_before_text"] >= 1
+    samples = np.frombuffer(b"".join(f.audio for f in audio), dtype="<i2")
+    assert recognizer(samples, 16000, [SHORT, *DISTRACTORS]) == " ".join(normalize(SHORT))
 
 
 @pytest.mark.parametrize("sample_rate", [8000, 16000, 24000])

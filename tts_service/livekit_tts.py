@@ -8,6 +8,7 @@ that every stream of this ``WarmlineTTS`` shares):
 =============================  ===================================================================
 LiveKit                        engine
 =============================  ===================================================================
+``prewarm()``                  the model loads and says one warm-up turn (``tts_service.warmup``)
 ``stream()``                   a session opens at ``sample_rate`` (the model is already warm)
 ``push_text(token)``           ``inject`` at once, however the LLM split it; the engine decides
                                the phrasing, so first audio follows the first clause
@@ -60,6 +61,7 @@ from tts_service.engine.types import Done, ErrorEvent, SpeechFrame, check_sample
 from tts_service.errors import WarmlineError
 from tts_service.livekit_compat import FLUSH, mark_started, pushed_input
 from tts_service.runtime import EngineRuntime, RuntimeSession
+from tts_service.warmup import warm_backend, warm_runtime
 
 log = logging.getLogger("warmline.livekit")
 
@@ -83,8 +85,10 @@ class WarmlineTTS(tts.TTS[Never]):
 
     Pass ``runtime`` to share one warm model (and its worker threads) with other code in the
     process; its owner starts and closes it. Otherwise this TTS builds ``backend`` (or
-    ``backend_name``) into a runtime of its own, loads it on first use or ``prewarm()``, off the
-    event loop, and closes it in ``aclose()``. ``sample_rate`` is 8000, 16000, 24000 or 48000.
+    ``backend_name``) into a runtime of its own and closes it in ``aclose()``. The model loads
+    and warms in ``prewarm()`` (call it from the worker's prewarm function, as
+    ``examples/livekit_agent.py`` does; ``AgentSession`` calls it again as it starts), else on
+    the first stream, which then waits for it. ``sample_rate`` is 8000, 16000, 24000 or 48000.
     """
 
     def __init__(
@@ -114,6 +118,8 @@ class WarmlineTTS(tts.TTS[Never]):
         self._opts = _Options(voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate)
         self._max_lead_s = max_lead_s
         self._starting: asyncio.Task[None] | None = None
+        #: the warm-up turn has been said at this TTS's settings (``prewarm``)
+        self._warm = False
         self._streams: set[_Stream] = set()
 
     @property
@@ -136,13 +142,33 @@ class WarmlineTTS(tts.TTS[Never]):
             speed=speed if speed is not None else self._opts.speed,
         )
 
+    @property
+    def warm(self) -> bool:
+        """Whether the model is loaded and the warm-up turn has been said (``prewarm``)."""
+        return self._warm
+
     def prewarm(self) -> None:
-        """Start loading the model now (off the event loop), so the first answer does not wait."""
+        """LiveKit's hook: load and warm the model now, so the first stream does not wait for it.
+
+        With no event loop running (a worker's ``prewarm_fnc`` / ``setup_fnc``, which LiveKit runs
+        in the job process before the job's loop exists) this blocks until the model is loaded and
+        the warm-up turn said (``tts_service.warmup``); the first stream then only starts the
+        worker threads. With a loop running (``AgentSession`` calls this as it starts) it returns
+        at once: a task loads the model off the loop and says the warm-up turn on the runtime
+        (``wait_warm()`` awaits it), and a stream opened meanwhile waits for that task.
+        """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return  # no loop yet: the first stream loads it
-        self._ensure_starting()
+            if not self._runtime.started and not self._warm:
+                warm_backend(self._runtime.backend, self._stream_config())
+                self._warm = True
+            return
+        self._ensure_starting(warm=not self._warm)
+
+    async def wait_warm(self) -> None:
+        """Start and warm the model (as ``prewarm()`` does in a loop) and return once it is done."""
+        await asyncio.shield(self._ensure_starting(warm=not self._warm))
 
     def synthesize(
         self, text: str, *, conn_options: APIConnectOptions = DEFAULT_API_CONNECT_OPTIONS
@@ -165,10 +191,25 @@ class WarmlineTTS(tts.TTS[Never]):
 
     # -- for the streams ----------------------------------------------------------------------
 
-    def _ensure_starting(self) -> asyncio.Task[None]:
+    def _ensure_starting(self, *, warm: bool = False) -> asyncio.Task[None]:
+        """The task that starts the runtime (and with ``warm`` says the warm-up turn), once."""
         if self._starting is None or (self._starting.done() and self._starting.exception() is not None):
-            self._starting = asyncio.create_task(self._runtime.start(), name="warmline-livekit-runtime-start")
+            start = self._start_and_warm() if warm else self._runtime.start()
+            self._starting = asyncio.create_task(start, name="warmline-livekit-runtime-start")
         return self._starting
+
+    async def _start_and_warm(self) -> None:
+        await warm_runtime(self._runtime, self._stream_config())
+        self._warm = True
+
+    def _stream_config(self) -> SessionConfig:
+        """The session settings of a stream opened now: this TTS's rate, voice and speed."""
+        return replace(
+            self._session_config,
+            voice=self._opts.voice,
+            speed=self._opts.speed,
+            sample_rate=self._opts.sample_rate,
+        )
 
     @contextlib.asynccontextmanager
     async def _session_for(self, stream: _Stream) -> AsyncIterator[RuntimeSession]:
@@ -177,13 +218,7 @@ class WarmlineTTS(tts.TTS[Never]):
         try:
             try:
                 await asyncio.shield(self._ensure_starting())
-                config = replace(
-                    self._session_config,
-                    voice=self._opts.voice,
-                    speed=self._opts.speed,
-                    sample_rate=self._opts.sample_rate,
-                )
-                session = await self._runtime.open_session(config)
+                session = await self._runtime.open_session(self._stream_config())
             except WarmlineError as exc:
                 raise APIError(f"warmline: {exc}", retryable=False) from exc
             async with session:

@@ -7,6 +7,8 @@ How Pipecat's events map onto the engine's verbs (one ``RuntimeSession`` per ser
 =============================  ===================================================================
 Pipecat                        engine
 =============================  ===================================================================
+``StartFrame``                 the model loads off the loop and says one warm-up turn at the
+                               output rate (``tts_service.warmup``); the session opens
 LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine decides the phrasing
 ``LLMFullResponseEndFrame``    ``flush_audio`` -> ``flush``; on ``Done``: ``TTSStoppedFrame``, ``reset``
 ``InterruptionFrame``          ``on_audio_context_interrupted`` -> ``pause`` + ``reset``; the turn's
@@ -78,6 +80,7 @@ from tts_service.pipecat_text import AnswerText
 from tts_service.remote.session import RemoteEngine
 from tts_service.runtime import EngineRuntime
 from tts_service.sessions import AdapterSession, SessionSource
+from tts_service.warmup import warm_runtime
 
 #: how far ahead of real time the service hands audio to Pipecat; the engine computes at most
 #: this much (plus its own look-ahead) before the listener needs it, so pause stays cheap and a
@@ -91,8 +94,9 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
     Pass ``runtime`` to share one warm model (and its worker threads) between many calls; the
     caller then starts and closes it. Pass ``backend`` to share a model but give this service
     its own runtime. With neither, the service builds ``backend_name`` and owns its runtime.
-    At ``StartFrame`` the model is loaded off the event loop and the session opens at the
-    pipeline's output sample rate (8000, 16000, 24000 or 48000 Hz).
+    At ``StartFrame`` the model is loaded off the event loop and warmed with one turn at the
+    pipeline's output sample rate (8000, 16000, 24000 or 48000 Hz), so the first answer does not
+    wait for it (a shared runtime already started is warm already); then the session opens.
 
     Pass ``url`` (and ``token``) instead to speak to a ``warmline serve`` elsewhere (remote
     mode, ``tts_service.remote``): one WebSocket per call, the same frames, words and verbs, so
@@ -165,6 +169,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         self._held = HeldAnswers()
         #: which LLM text is passed on, in whole words (``pipecat_text``)
         self._text_in = AnswerText()
+        self._warm = False
 
     # -- Pipecat surface ----------------------------------------------------------------------
 
@@ -184,18 +189,24 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         return self._source if isinstance(self._source, EngineRuntime) else None
 
     @property
+    def warm(self) -> bool:
+        """Whether the local model is loaded and warm (from ``StartFrame``); False in remote mode,
+        where the server keeps its own model warm."""
+        return self._warm
+
+    @property
     def session(self) -> AdapterSession | None:
         """The engine session of this call (None outside ``StartFrame``..``EndFrame``): a
         ``RuntimeSession``, or in remote mode a ``RemoteSession``."""
         return self._session
 
     async def start(self, frame: StartFrame) -> None:
-        """Load the model off the loop, open the session at the output rate, start reading it."""
+        """Load and warm the model off the loop, open the session at the output rate, read it."""
         await super().start(frame)
         try:
             if self._source is None:
                 self._source = EngineRuntime(self._backend)
-            await self._source.start()  # a local model loads and warms on a worker thread
+            await self._start_source()
             await self._open_session()
         except WarmlineError as exc:
             await self.push_error(
@@ -326,6 +337,17 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         return replace(
             self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
         )
+
+    async def _start_source(self) -> None:
+        """Start the engine; a local runtime not yet started loads and says the warm-up turn."""
+        assert self._source is not None, "start() creates the runtime"
+        runtime = self.runtime
+        if runtime is None:
+            await self._source.start()  # a remote engine: nothing to load here
+            return
+        if not runtime.started:
+            await warm_runtime(runtime, self._call_config())
+        self._warm = True
 
     async def _open_session(self) -> None:
         if self._session is not None:
