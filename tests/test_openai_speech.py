@@ -185,6 +185,21 @@ def test_models_and_voices_are_listed_and_openai_voice_names_resolve() -> None:
     run(body)
 
 
+def test_warmline_and_the_backends_name_are_listed_models_that_speak() -> None:
+    async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        listed = await client.models.list()
+        models = [m.id for m in listed.data]
+        assert models[:2] == ["hibari", "warmline"] and len(models) == len(set(models))
+        sentence = SENTENCES["pcm"]
+        for model in ("warmline", "hibari"):
+            whole = await client.audio.speech.create(
+                model=model, voice="alloy", input=sentence, response_format="pcm"
+            )
+            assert heard(whole.content, "pcm") == " ".join(normalize(sentence)), model
+
+    run(body)
+
+
 def test_the_model_is_loaded_and_warm_before_the_server_takes_its_first_request() -> None:
     """``warmline serve`` starts its runtime before it serves (``transports.serve.serve_app``), and
     the app itself does in its lifespan: given a runtime nobody started, on a hibari model not
@@ -203,7 +218,7 @@ def test_the_model_is_loaded_and_warm_before_the_server_takes_its_first_request(
                 client = AsyncOpenAI(base_url=f"http://{host}:{port}/v1", api_key="unused", max_retries=0)
                 try:
                     whole = await client.audio.speech.create(
-                        model="tts-1", voice="alloy", input=SENTENCES["pcm"], response_format="pcm"
+                        model="warmline", voice="alloy", input=SENTENCES["pcm"], response_format="pcm"
                     )
                 finally:
                     await client.close()
@@ -238,6 +253,11 @@ def assert_openai_error(exc: openai.APIStatusError, status: int, param: str | No
         ({"speed": 0.25}, 400, "speed", "invalid_value"),
         ({"speed": "fast"}, 400, "speed", "invalid_type"),
         ({"model": "tts-9"}, 404, "model", "model_not_found"),
+        # the product's name and the backend's are models: the bad field is what gets answered
+        ({"model": "warmline", "speed": 9.0}, 400, "speed", "invalid_value"),
+        ({"model": "warmline", "voice": "nobody"}, 400, "voice", "invalid_voice"),
+        ({"model": "warmline", "input": ""}, 400, "input", "empty_input"),
+        ({"model": "tone", "response_format": "ogg"}, 400, "response_format", "invalid_value"),
     ],
     ids=lambda v: json.dumps(v)[:30] if isinstance(v, dict) else str(v),
 )

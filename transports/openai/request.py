@@ -2,11 +2,12 @@
 
     request = parse_speech_request(body, limits)    # a SpeechRequest, or raises ApiError
 
-Every field OpenAI documents is read: ``model`` (one of ``SPEECH_MODELS``: OpenAI's TTS model
-names all mean this server's model), ``input``, ``voice`` (a name, or ``{"id": name}``; see
-``voices``), ``response_format`` (default ``mp3``), ``speed`` (default 1.0; OpenAI allows 0.25-4.0,
-this server the backend's range), ``stream_format`` (``audio``, the default, or ``sse``) and
-``instructions``, which is accepted and has no effect: Warmline's voices take no style prompt.
+Every field OpenAI documents is read: ``model`` (one of ``SpeechLimits.models``: the backend's
+name, ``warmline`` and OpenAI's TTS model names all mean this server's model), ``input``,
+``voice`` (a name, or ``{"id": name}``; see ``voices``), ``response_format`` (default ``mp3``),
+``speed`` (default 1.0; OpenAI allows 0.25-4.0, this server the backend's range),
+``stream_format`` (``audio``, the default, or ``sse``) and ``instructions``, which is accepted
+and has no effect: Warmline's voices take no style prompt.
 Unknown fields are ignored, as OpenAI's clients may send newer ones.
 
 An ``ApiError`` carries the HTTP status and OpenAI's error body,
@@ -23,6 +24,8 @@ from typing import Any
 from transports.openai.encoders import FORMATS
 from transports.openai.voices import resolve_voice
 
+#: the product's name, accepted as a model name beside the backend's own (``hibari``, ...)
+WARMLINE_MODEL = "warmline"
 #: OpenAI's speech model names; each is served by this server's one model
 OPENAI_SPEECH_MODELS = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts", "gpt-4o-mini-tts-2025-12-15")
 STREAM_FORMATS = ("audio", "sse")
@@ -57,7 +60,7 @@ class ApiError(Exception):
 class SpeechLimits:
     """What this server offers: the request is checked against it."""
 
-    #: the model names accepted: the backend's own and OpenAI's
+    #: the model names accepted: the backend's own, ``warmline`` and OpenAI's
     models: tuple[str, ...]
     voices: tuple[str, ...]
     default_voice: str
@@ -80,7 +83,11 @@ class SpeechRequest:
 
 
 def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
-    """The request in ``body``; raises ``ApiError`` (400, or 404 for an unknown model)."""
+    """The request in ``body``; raises ``ApiError`` (400, or 404 for an unknown model).
+
+    The model is checked first, as OpenAI does: with a known one, the first bad field gets its
+    own 400.
+    """
     try:
         data = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -184,6 +191,7 @@ __all__ = [
     "OPENAI_SPEECH_MODELS",
     "OPENAI_SPEED_RANGE",
     "STREAM_FORMATS",
+    "WARMLINE_MODEL",
     "ApiError",
     "SpeechLimits",
     "SpeechRequest",

@@ -19,8 +19,8 @@ A client that goes away, or a drain whose time is up, ends the response at once 
 session; a drain that begins lets a response in progress finish and refuses new ones (503).
 The server's token, when set, is the API key (``Authorization: Bearer``).
 
-Routes: ``POST /v1/audio/speech``; ``GET /v1/models`` (OpenAI's list shape: this server's model
-and the OpenAI names it answers to); ``GET /v1/audio/voices`` (``{"voices": [...], "aliases":
+Routes: ``POST /v1/audio/speech``; ``GET /v1/models`` (OpenAI's list shape: this server's model,
+``warmline`` and the OpenAI names it answers to); ``GET /v1/audio/voices`` (``{"voices": [...], "aliases":
 {openai name: voice}}``, the shape OpenAI-compatible servers use). Errors are OpenAI's shape
 (``request.ApiError``). Usage in the SSE ``done`` event: Warmline has no tokenizer, so
 ``input_tokens`` counts the input's characters and ``output_tokens`` the 80 ms frames made.
@@ -50,6 +50,7 @@ from transports.openai.encoders import FORMATS, AudioEncoder, new_encoder
 from transports.openai.host import SpeechHost
 from transports.openai.request import (
     OPENAI_SPEECH_MODELS,
+    WARMLINE_MODEL,
     ApiError,
     SpeechLimits,
     SpeechRequest,
@@ -342,7 +343,8 @@ def _sse_delta(chunk: bytes) -> bytes:
 
 
 def _models(state: SpeechHost) -> tuple[str, ...]:
-    return (state.runtime.backend.name, *OPENAI_SPEECH_MODELS)
+    """The model names accepted and listed: the backend's, the product's, then OpenAI's."""
+    return tuple(dict.fromkeys((state.runtime.backend.name, WARMLINE_MODEL, *OPENAI_SPEECH_MODELS)))
 
 
 def _voices(state: SpeechHost) -> tuple[tuple[str, ...], str]:
