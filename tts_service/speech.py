@@ -23,13 +23,16 @@ from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import SpeechFrame
 
 
-def spoken_pcm(backend: Backend, text: str, sample_rate: int, *, seed: int | None = None) -> np.ndarray:
+def spoken_pcm(
+    backend: Backend, text: str, sample_rate: int, *, seed: int | None = None, speed: float = 1.0
+) -> np.ndarray:
     """``text`` spoken whole by an engine session on ``backend``, as int16 samples (a caller's voice).
 
     With a ``seed`` the samples are the same on every call; without one the voice's own randomness
-    (hibari's) makes each rendition a little different, as a caller's would be.
+    (hibari's) makes each rendition a little different, as a caller's would be. ``speed`` is the
+    session's (within the backend's range).
     """
-    config = SessionConfig(sample_rate=sample_rate, seed=seed)
+    config = SessionConfig(sample_rate=sample_rate, seed=seed, speed=speed)
     session = EngineSession(backend, config, clock=lambda: 0.0)
     session.start(text)
     session.flush()

@@ -1,0 +1,161 @@
+"""The caller sets of ``v2v_bench.py``: what the callers say, and how each one sounds on the line.
+
+    callers = CALLER_SETS["wide"]                  # or "tuned"
+    pcm = callers.voice(k).speak(backend, text)    # act k's voice: speed, pitch, level, line noise
+
+Two sets, kept apart so that figures never come only from what the turn-taking was tuned on:
+
+* ``tuned``: the sentences the turn-taking was developed against (``v2v_callers``' original
+  acts), in hibari's voice as it is: one speed, one pitch, a clean line. Tune on this one.
+* ``wide``: other sentences, none of them in the demo's grammar, written apart from the
+  feature (a restaurant's callers: bookings, allergies, parking), with hesitations of 0.6-0.9 s
+  after an unfinished phrase, and every act in a voice of its own: speed 0.85-1.2, pitch
+  -2.5..+2.5 semitones, level -4..-18 dB, and line noise (300-3400 Hz hiss at 18-35 dB SNR),
+  each drawn from a seed of the act. Report this one; never tune on it.
+
+Both are said over the same simulated carrier (mu-law at 8 kHz), so the codec is on every act.
+Benchmark scaffolding: never imported by the package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import soxr
+from scipy.signal import butter, sosfilt
+
+from tts_service.dsp import float_to_pcm16, pcm16_to_float
+from tts_service.engine.ports import Backend
+from tts_service.speech import spoken_pcm
+
+RATE = 8000
+
+
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """How one act sounds: hibari at ``speed``, shifted by ``semitones``, at ``gain_db``, over a
+    line with hiss ``snr_db`` below the speech (None: a clean line)."""
+
+    speed: float = 1.0
+    semitones: float = 0.0
+    gain_db: float = 0.0
+    snr_db: float | None = None
+    seed: int = 0
+
+    def speak(self, backend: Backend, text: str) -> np.ndarray:
+        """``text`` in this voice as int16 samples at 8 kHz (hibari's own randomness seeded too)."""
+        pitch = 2.0 ** (self.semitones / 12.0)
+        # rendered at speed / pitch, then resampled by the pitch: the pitch moves and the speed
+        # comes out as asked (a resampled voice plays faster by the factor it is raised by)
+        pcm = spoken_pcm(backend, text, RATE, seed=self.seed, speed=self.speed / pitch)
+        samples = pcm16_to_float(pcm)
+        if abs(pitch - 1.0) > 1e-6:
+            samples = np.asarray(soxr.resample(samples, RATE, RATE / pitch, quality="HQ"), np.float32)
+        samples = samples * np.float32(10.0 ** (self.gain_db / 20.0))
+        return float_to_pcm16(samples + self.line(len(samples), samples))
+
+    def line(self, n: int, speech: np.ndarray) -> np.ndarray:
+        """``n`` samples of this voice's line noise (float), ``snr_db`` below ``speech``'s level
+        (float or int16); zeros on a clean line. A pause in the act gets it too."""
+        if self.snr_db is None:
+            return np.zeros(n, np.float32)
+        level = np.abs(pcm16_to_float(speech) if speech.dtype == np.int16 else speech)
+        voiced = level[level > 0.01]
+        speech_rms = float(np.sqrt(np.mean(voiced**2))) if voiced.size else 0.01
+        rng = np.random.default_rng([self.seed, n])
+        sos = butter(4, [300, 3400], btype="bandpass", fs=RATE, output="sos")
+        noise = sosfilt(sos, rng.standard_normal(n)).astype(np.float32)
+        noise_rms = float(np.sqrt(np.mean(noise**2))) or 1.0
+        return noise * np.float32(speech_rms / noise_rms * 10.0 ** (-self.snr_db / 20.0))
+
+
+@dataclass(frozen=True, slots=True)
+class CallerSet:
+    """What one set of callers says (each kind of act takes its phrases in turn) and how."""
+
+    name: str
+    ask: tuple[str, ...]
+    barge: tuple[str, ...]
+    #: (the unfinished phrase, the pause after it in seconds, the rest)
+    hesitate: tuple[tuple[str, float, str], ...]
+    backchannel: tuple[str, ...]
+    noise: tuple[str, ...] = ("cough", "knock")
+    #: every act in a voice of its own (else hibari's as it is)
+    varied: bool = False
+    #: the seed its voices are drawn from
+    seed: int = 0
+
+    def voice(self, act: int) -> Voice:
+        """The voice of act ``act`` (the same on every run)."""
+        if not self.varied:
+            return Voice(seed=self.seed + act)
+        rng = np.random.default_rng([self.seed, act])
+        return Voice(
+            speed=float(rng.uniform(0.85, 1.2)),
+            semitones=float(rng.uniform(-2.5, 2.5)),
+            gain_db=float(rng.uniform(-18.0, -4.0)),
+            snr_db=float(rng.uniform(18.0, 35.0)),
+            seed=self.seed + act,
+        )
+
+
+TUNED = CallerSet(
+    name="tuned",
+    ask=(
+        "What time do you open?",
+        "What is the weather like?",
+        "I want to make a reservation.",
+        "When do you close?",
+        "Hello.",
+        "Is it sunny today?",
+    ),
+    barge=(
+        "When do you close?",
+        "What are your opening hours?",
+        "Is it sunny today?",
+        "I would like to book a table.",
+    ),
+    hesitate=(
+        ("We are looking for", 0.7, "something quiet."),
+        ("I would like to book a table for", 0.9, "two people at eight."),
+        ("Is it possible to", 0.5, "bring a dog?"),
+        ("Do you have a table near", 1.0, "the window?"),
+    ),
+    backchannel=("Yeah.", "Mm hmm.", "Okay.", "Right.", "Sure."),
+)
+
+WIDE = CallerSet(
+    name="wide",
+    ask=(
+        "Do you deliver to the east side of town?",
+        "How much is the chef's special tonight?",
+        "Can I change my booking to Friday?",
+        "Are there any vegetarian dishes on the menu?",
+        "Is there parking near the restaurant?",
+        "Do you take credit cards?",
+        "Could you tell me where you are?",
+        "Is the kitchen still open?",
+    ),
+    barge=(
+        "Actually, can we make it seven instead?",
+        "Sorry, I meant next Saturday.",
+        "Hold on, how much does that cost?",
+        "No, I need a table for six.",
+    ),
+    hesitate=(
+        ("We would like a table near the", 0.8, "window for three people."),
+        ("Can you put me down for", 0.7, "Sunday afternoon?"),
+        ("My daughter is allergic to", 0.9, "peanuts, is that a problem?"),
+        ("I was hoping to get a", 0.6, "quiet corner for two."),
+        ("Is it okay if we bring our", 0.85, "own birthday cake?"),
+        ("I think we will arrive at", 0.75, "about half past eight."),
+    ),
+    backchannel=("Uh huh.", "Yeah.", "Mhm.", "Okay, sure.", "I see.", "Got it."),
+    varied=True,
+    seed=2026,
+)
+
+CALLER_SETS: dict[str, CallerSet] = {s.name: s for s in (TUNED, WIDE)}
+
+__all__ = ["CALLER_SETS", "TUNED", "WIDE", "CallerSet", "Voice"]
