@@ -30,6 +30,7 @@ from agent.stt import (
     in_grammar,
     normalize_phrase,
 )
+from agent.turn_taking.confidence import Heard
 from agent.vad import silero_vad
 from tts_service import g711
 from tts_service.engine.ports import Backend
@@ -249,6 +250,9 @@ class HearsStopInAnything:
     def nbest(self) -> None:
         return None
 
+    def seg(self) -> None:
+        return None
+
     def set_cmn(self, cmn: str) -> None: ...
 
 
@@ -301,3 +305,28 @@ def test_the_same_call_audio_reaches_the_decoder_as_the_same_samples_every_time(
     assert len(fed[0]) > 16000 and fed[0] == fed[1] == fed[2]
     silence = fed_to_the_decoder(stt_frames(bytes(16000), 8000, start_s=0.2))
     assert silence and not any(silence)  # digital silence stays digital silence
+
+
+def test_a_final_transcript_carries_its_words_posteriors(hibari_backend: Backend) -> None:
+    """The general model's transcript says how far each word can be trusted (``frame.result``):
+    one posterior in [0, 1] per word, for the words of the transcript, and the speech's length."""
+    collector = HeardCollector()
+    audio = spoken(hibari_backend, "I want to make a reservation.", 16000)
+    asyncio.run(feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt(), collector], audio, 16000))
+    [(text, heard)] = collector.finals
+    assert isinstance(heard, Heard) and heard.text == text and text
+    assert all(0.0 <= p <= 1.0 for _, p in heard.words) and heard.duration_s > 1.0
+
+
+class HeardCollector(FrameProcessor):
+    """The final transcripts and what their ``result`` says of them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.finals: list[tuple[str, object]] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame):
+            self.finals.append((frame.text, frame.result))
+        await self.push_frame(frame, direction)

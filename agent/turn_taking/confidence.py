@@ -1,0 +1,67 @@
+"""How far a transcript's words can be trusted: the recognizer's own confidence, carried with them.
+
+    heard = Heard.of([("we", 0.91), ("are", 0.88), ("looking", 0.7), ("for", 0.12)], duration_s=0.9)
+    heard.last_confidence            # 0.12: the word the turn-end cues read is a guess
+    heard.trusted(TRUST)             # False: decide on the audio and the pause instead
+
+On 8 kHz phone audio pocketsphinx's general model gets a third to two thirds of the words wrong
+(``benchmarks/stt_bench.py``), and a wrong last word decides a turn end ("for" heard as "four",
+"near the" as "when"). The recognizer knows when it is guessing: each word's posterior
+probability in the utterance's lattice is low where the acoustics matched several words. The
+STT puts a ``Heard`` on each final ``TranscriptionFrame`` (``frame.result``); the turn end and the
+barge-in read it, and take the words' cues only as far as they are trustworthy. A transcript
+without one (an STT that reports no confidence, or an interim hypothesis) counts as ``unknown``:
+the cues then act as they always did, since nothing says the words are wrong.
+
+Pure values; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: the word posterior from which a word is taken as heard (``Heard.trusted``). On the tuned callers
+#: (``benchmarks/stt_bench.py``) 61 % of the words pocketsphinx got right were above it and 28 % of
+#: those it got wrong (2.2x); on the wide callers, 33 % and 11 %
+TRUST = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """One final transcript's words, each with its posterior in [0, 1], and the speech's length."""
+
+    words: tuple[tuple[str, float], ...] = ()
+    #: the audio the recognizer decoded for it (the VAD's segment, pre-roll included)
+    duration_s: float = 0.0
+
+    @classmethod
+    def of(cls, words: Iterable[tuple[str, float]], *, duration_s: float = 0.0) -> Heard:
+        return cls(tuple((w, min(1.0, max(0.0, float(p)))) for w, p in words), duration_s)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w for w, _ in self.words)
+
+    @property
+    def last_confidence(self) -> float:
+        """The last word's posterior (0 with no words): the word an ending's cue hinges on."""
+        return self.words[-1][1] if self.words else 0.0
+
+    @property
+    def mean_confidence(self) -> float:
+        """The words' mean posterior (0 with no words)."""
+        return sum(p for _, p in self.words) / len(self.words) if self.words else 0.0
+
+    def trusted(self, threshold: float = TRUST) -> bool:
+        """Whether the words are more likely right than wrong where it matters: the last word, and
+        the words as a whole."""
+        return bool(self.words) and min(self.last_confidence, self.mean_confidence) >= threshold
+
+
+def confidence_of(result: object) -> Heard | None:
+    """The ``Heard`` a transcript frame's ``result`` carries, if its STT put one there."""
+    return result if isinstance(result, Heard) else None
+
+
+__all__ = ["TRUST", "Heard", "confidence_of"]
