@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.turn_taking.barge_in import BargeIn, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.confidence import Heard
 
 
 def speaking() -> BargeIn:
@@ -32,24 +33,46 @@ def test_a_backchannel_resumes_the_bot_and_its_transcript_is_dropped() -> None:
     assert barge.resumed == 1 and not barge.paused
 
 
-def test_real_words_interrupt_even_as_an_interim_and_stop_words_always_do() -> None:
-    """An interim "two people" interrupts once the caller has spoken longer than a backchannel;
-    "yeah" or one word as interim does not (a one-word partial hypothesis is too often wrong),
-    its final does; a stop word needs neither company nor time."""
+def test_real_words_interrupt_as_an_interim_once_the_speech_is_longer_than_a_backchannel() -> None:
+    """An interim "two people" interrupts once the caller has spoken longer than a backchannel
+    (1 s from the VAD's start); before that no interim does, not even a stop word (a partial
+    hypothesis of something that short is too often wrong, and the bot is silent meanwhile); a
+    final transcript of real words does."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("yeah", 1.2, final=False) == []
-    assert barge.words("hello", 1.25, final=False) == []
-    assert barge.words("two people", 1.7, final=False) == [Interrupt("two people")]
-    one = speaking()
-    one.speech_started(1.0)
-    assert one.words("stop", 1.2, final=False) == [Interrupt("stop")]  # a stop word needs no company
+    assert barge.words("two people", 1.7, final=False) == []
+    assert barge.words("two people", 2.1, final=False) == [Interrupt("two people")]
+    early = speaking()
+    early.speech_started(1.0)
+    assert early.words("stop", 1.2, final=False) == []
+    assert early.words("stop", 1.3, final=True) == [Interrupt("stop")]
     final = speaking()
     final.speech_started(1.0)
     assert final.words("hello", 1.4, final=True) == [Interrupt("hello")]
     again = speaking()
     again.speech_started(2.0)
     assert again.words("yeah wait", 2.4, final=True) == [Interrupt("yeah wait")]
+
+
+def test_short_speech_whose_words_the_recognizer_does_not_trust_is_a_backchannel() -> None:
+    """ "Sure." read "to learn" at posteriors of 0.08: short, so the bot resumes and the words are
+    dropped; the same words trusted, or as long as a turn, interrupt."""
+    guessed = Heard.of([("to", 0.1), ("learn", 0.08)], duration_s=1.0)
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("to learn", 1.6, final=True, heard=guessed) == []
+    assert barge.speech_stopped(1.65) == [ResumeBot("to learn")]
+    sure = Heard.of([("to", 0.9), ("learn", 0.8)], duration_s=1.0)
+    trusted = speaking()
+    trusted.speech_started(1.0)
+    assert trusted.words("to learn", 1.6, final=True, heard=sure) == [Interrupt("to learn")]
+    long = speaking()
+    long.speech_started(1.0)
+    assert long.words("to learn", 2.2, final=True, heard=guessed) == [Interrupt("to learn")]
+    stop = speaking()  # a trusted stop word stops the bot however short
+    stop.speech_started(1.0)
+    assert stop.words("stop", 1.3, final=True, heard=Heard.of([("stop", 0.9)])) == [Interrupt("stop")]
 
 
 def test_a_short_sound_misheard_as_words_waits_for_its_final_transcript() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.turn_taking.confidence import Heard
 from agent.turn_taking.cues import backchannel, interrupts, unfinished
 from agent.turn_taking.policy import TurnEndPolicy
 
@@ -98,3 +99,35 @@ def test_a_short_turn_that_talked_over_the_bot_waits_like_an_unsure_one() -> Non
         assert p.verdict(text, 0.97)[1] == "complete", text
     assert p.verdict("when do you close", 0.97, after_barge_in=True)[1] == "complete"
     assert p.verdict("a table for", 0.97, after_barge_in=True)[1] == "unfinished"
+
+
+GUESSED = Heard.of([("what", 0.3), ("kind", 0.2), ("you", 0.4), ("open", 0.1)], duration_s=1.2)
+SURE = Heard.of([("what", 0.9), ("time", 0.8), ("do", 0.7), ("you", 0.9), ("open", 0.8)], duration_s=1.2)
+
+
+def test_words_the_recognizer_does_not_trust_leave_the_decision_to_the_audio() -> None:
+    """Untrusted words: Smart Turn's "complete" answers after the audio gap, its doubt waits the
+    unsure gap; a whole question read from guessed words shortens nothing. Trusted words, or
+    none said (another STT's transcript), decide as the words always did."""
+    policy = TurnEndPolicy()
+    assert policy.verdict("what kind you open", 0.97, heard=GUESSED) == (policy.audio_gap_s, "audio")
+    assert policy.verdict("what kind you open", 0.2, heard=GUESSED) == (policy.unsure_gap_s, "unsure")
+    assert policy.verdict("what time do you open", 0.2, heard=GUESSED)[1] == "unsure"
+    assert policy.verdict("what time do you open", 0.97, heard=SURE) == (policy.complete_gap_s, "complete")
+    assert policy.verdict("what time do you open", 0.2, heard=SURE)[1] == "question"
+    assert policy.verdict("what time do you open", 0.97) == (policy.complete_gap_s, "complete")
+    assert policy.complete_gap_s < policy.audio_gap_s < policy.unsure_gap_s
+    assert policy.speculate_after_s("what kind you open", GUESSED) == pytest.approx(
+        policy.audio_gap_s - policy.speculate_lead_s
+    )
+
+
+def test_unfinished_words_wait_at_any_confidence_within_a_bound_above_every_hesitation() -> None:
+    """A hesitation missed is a cut-in the caller hears; a false "unfinished" costs at most the
+    bound, which sits above the longest hesitation of the benchmark's callers (1.0 s)."""
+    policy = TurnEndPolicy()
+    guessed_for = Heard.of([("a", 0.2), ("table", 0.3), ("for", 0.1)])
+    assert policy.verdict("a table for", 0.99, heard=guessed_for) == (policy.unfinished_gap_s, "unfinished")
+    assert 1.0 < policy.unfinished_gap_s <= 1.2
+    with pytest.raises(ValueError, match="audio"):
+        TurnEndPolicy(audio_gap_s=0.9)

@@ -11,18 +11,24 @@ Events in, actions out:
 * ``PauseBot()``: the caller started speaking over the bot: stop its audio now, keep the rest;
 * ``ResumeBot(dropped)``: it was a backchannel (``dropped`` is its transcript, which must not
   reach the LLM) or a noise with no words: the answer goes on from exactly where it stopped;
-* ``Interrupt(words)``: real words (anything but backchannel, or a stop word such as "wait"): the
-  bot's turn is over; the caller's turn begins (the heard words stay in the context);
+* ``Interrupt(words)``: the caller took the turn: the bot's turn is over; the caller's turn
+  begins (the heard words stay in the context);
 * ``StartTurn()``: the caller started speaking while the bot was silent: an ordinary turn.
 
-Interim transcripts can interrupt but never resume: "yeah" may yet become "yeah, but". An interim
-interrupts with a stop word, or with ``interim_words`` words that are not all backchannel once
-the caller has spoken over the bot for ``interim_after_s`` (longer than a backchannel: a partial
-hypothesis of something that short is too often wrong, "uh huh" half-decoded reads "hello",
-"right" reads "bring a"; the bot is silent meanwhile, so waiting costs the caller nothing); a
-final transcript with anything but backchannel interrupts. With no words ``no_words_s`` after
-the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O: the caller calls
-``tick`` at ``next_deadline_s()``.
+The bot is silent from the first ``PauseBot``, so deciding late costs the caller nothing, and a
+backchannel is judged on the audio as well as on the words, since the words of one are the ones
+a phone-line recognizer gets wrong most ("uh huh" read "and", "sure" read "to learn"):
+
+* speech over the bot that lasts longer than ``backchannel_max_s`` (VAD start to now) is a turn,
+  whatever its words: interims interrupt only then (with words that are not all backchannel),
+  and a final transcript of such speech interrupts;
+* a shorter stretch interrupts only on words the recognizer trusts (``confidence.Heard``): a
+  stop word ("wait", "stop"), or anything but backchannel. Short speech whose words it does
+  not trust is a backchannel, and the bot resumes. A transcript that carries no confidence
+  (another STT's) is taken at its word, as before.
+
+With no words ``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot
+resumes. Sans-I/O: the caller calls ``tick`` at ``next_deadline_s()``.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from agent.turn_taking.confidence import TRUST, Heard
 from agent.turn_taking.cues import BACKCHANNELS, STOP_WORDS, interrupts, words_of
 
 
@@ -71,17 +78,19 @@ class BargeIn:
         stop_words: Collection[str] = STOP_WORDS,
         no_words_s: float = 0.6,
         max_pause_s: float = 3.0,
-        interim_words: int = 2,
-        interim_after_s: float = 0.6,
+        backchannel_max_s: float = 1.0,
+        trust: float = TRUST,
     ) -> None:
-        if no_words_s <= 0 or max_pause_s <= 0:
-            raise ValueError("no_words_s and max_pause_s must be positive")
+        if no_words_s <= 0 or max_pause_s <= 0 or backchannel_max_s <= 0:
+            raise ValueError("no_words_s, max_pause_s and backchannel_max_s must be positive")
         self._backchannels = tuple(backchannels)
         self._stop_words = frozenset(stop_words)
         self._no_words_s = no_words_s
         self._max_pause_s = max_pause_s
-        self._interim_words = interim_words
-        self._interim_after_s = interim_after_s
+        #: VAD start to now: a backchannel is shorter ("Yeah.", "Mm hmm.", "Okay, sure." are
+        #: 0.5-0.9 s of speech in hibari's voice, 0.15-0.2 s more from VAD start to its stop)
+        self._backchannel_max_s = backchannel_max_s
+        self._trust = trust
         self._speaking_since_s: float | None = None
         self._bot_speaking = False
         self._paused_at_s: float | None = None
@@ -137,25 +146,24 @@ class BargeIn:
         self._quiet_since_s = now
         return []
 
-    def words(self, text: str, now: float, *, final: bool) -> list[BargeInAction]:
-        """A transcript (interim or final) of what the caller says over the paused bot."""
+    def words(self, text: str, now: float, *, final: bool, heard: Heard | None = None) -> list[BargeInAction]:
+        """A transcript (interim or final) of what the caller says over the paused bot, with how
+        far the recognizer trusts it (``heard``; None: it did not say, the words count)."""
         said = words_of(text)
         if self._paused_at_s is None or not said:
             return []
-        long_enough = (
-            self._speaking_since_s is not None and now - self._speaking_since_s >= self._interim_after_s
-        )
-        sure = (
-            final
-            or any(w in self._stop_words for w in said)
-            or (len(said) >= self._interim_words and long_enough)
-        )
-        if sure and interrupts(text, self._backchannels, self._stop_words):
-            return self._end([Interrupt(text.strip())], interrupted=True)
+        long = self._speaking_since_s is not None and now - self._speaking_since_s > self._backchannel_max_s
+        takes_turn = interrupts(text, self._backchannels, self._stop_words)
         if final:
+            trusted = heard is None or heard.trusted(self._trust)
+            if takes_turn and (long or trusted):
+                return self._end([Interrupt(text.strip())], interrupted=True)
             self._heard.append(text.strip())
             if self._quiet_since_s is not None:
                 return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+            return []
+        if long and takes_turn:  # interims carry no confidence: only a turn's length makes them sure
+            return self._end([Interrupt(text.strip())], interrupted=True)
         return []
 
     def tick(self, now: float) -> list[BargeInAction]:

@@ -4,7 +4,7 @@
     turn.opened(now)                           # the caller's turn began
     turn.interim("what time do you open")      # the recognizer's running hypothesis
     acts = turn.pause_began(now, silence_began_s=now - 0.06)     # quiet: [Speculate(text)]
-    turn.transcript("What time do you open", now)
+    turn.transcript("What time do you open", now, heard)   # heard: the words' confidence
     acts = turn.speech_stopped(now, silence_began_s=now - 0.15)  # the VAD confirms the pause
     acts = turn.smart_turn(0.97, now)          # the audio model's verdict for this pause
     acts = turn.tick(clock())                  # at next_deadline_s(): [Confirm(text)]
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.turn_taking.confidence import Heard
 from agent.turn_taking.cues import words_of
 from agent.turn_taking.policy import TurnEndPolicy
 
@@ -90,6 +91,8 @@ class EndOfTurn:
         #: a pause the level saw before the VAD confirmed it (``pause_began``)
         self._early_s: float | None = None
         self._interim = ""
+        #: how far the recognizer trusts the last transcript (None: it did not say)
+        self._heard: Heard | None = None
         self._probability: float | None = None
         self._speculation: str | None = None
         self._failed = False
@@ -122,10 +125,12 @@ class EndOfTurn:
         """When ``tick`` must be called next (clock seconds), if anything is pending."""
         if not self._open or self._silence_began_s is None or not self._segments:
             return None
-        gap = self.policy.gap_s(self.text, self._probability, after_barge_in=self._after_barge_in)
+        gap = self.policy.gap_s(
+            self.text, self._probability, after_barge_in=self._after_barge_in, heard=self._heard
+        )
         due = self._silence_began_s + gap
         if self._speculate and self._speculation is None:
-            due = min(due, self._silence_began_s + self.policy.speculate_after_s(self.text))
+            due = min(due, self._silence_began_s + self.policy.speculate_after_s(self.text, self._heard))
         return due
 
     # -- events -------------------------------------------------------------------------------
@@ -143,6 +148,7 @@ class EndOfTurn:
         self._open = True
         self._after_barge_in, self._next_after_barge_in = self._next_after_barge_in, False
         self._segments = []
+        self._heard = None
         self._failed = False
         self.speculations = 0
         return acts
@@ -202,12 +208,14 @@ class EndOfTurn:
         self._silence_began_s = early if near else silence_began_s
         return self.tick(now)
 
-    def transcript(self, text: str, now: float) -> list[EndOfTurnAction]:
-        """A final transcript of one stretch of the caller's speech."""
+    def transcript(self, text: str, now: float, heard: Heard | None = None) -> list[EndOfTurnAction]:
+        """A final transcript of one stretch of the caller's speech, with how far the recognizer
+        trusts its words (``heard``; None: it did not say)."""
         text = text.strip()
         if not self._open or not text:
             return []
         self._segments.append(text)
+        self._heard = heard
         self._interim = ""
         acts: list[EndOfTurnAction] = []
         if self._speculation is not None and self._speculation != self.text:
@@ -233,7 +241,9 @@ class EndOfTurn:
             return []
         began = self._silence_began_s
         text = self.text
-        gap, reason = self.policy.verdict(text, self._probability, after_barge_in=self._after_barge_in)
+        gap, reason = self.policy.verdict(
+            text, self._probability, after_barge_in=self._after_barge_in, heard=self._heard
+        )
         # deadlines are compared as times (what next_deadline_s gave), never as recomputed spans
         if now >= began + gap:
             self.last_reason = reason
@@ -248,7 +258,7 @@ class EndOfTurn:
         if (
             self._speculate
             and self._speculation is None
-            and now >= began + self.policy.speculate_after_s(text)
+            and now >= began + self.policy.speculate_after_s(text, self._heard)
         ):
             acts += self._start_speculation(text)
         return acts

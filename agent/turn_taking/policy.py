@@ -1,27 +1,33 @@
 """When the caller has finished: silence, what an audio model heard, and what the words say, in one place.
 
     policy = TurnEndPolicy()                      # the gaps below, configurable
-    policy.gap_s("I'd like a table for", 0.98)   # 1.6: the words are unfinished, whatever the audio says
+    policy.gap_s("I'd like a table for", 0.98)   # 1.2: the words are unfinished, whatever the audio says
     policy.gap_s("What time do you open", 0.97)  # 0.25: complete; answer after a human gap
     policy.gap_s("What time do you open", 0.2)   # 0.45: a whole question, but the voice is unsure
     policy.gap_s("I need a table", 0.2)          # 0.7: the voice says "not done"; wait longer
+    policy.gap_s("what kind you open", 0.97, heard=guessed)   # 0.4: words not trusted; the audio decides
 
-The verdict is a gap: how long the caller must have been silent before the bot answers. Three
-cues are weighed, strongest first:
+The verdict is a gap: how long the caller must have been silent before the bot answers. The cues
+are weighed strongest first, and the words only as far as the recognizer trusts them (``heard``:
+the last transcript's word posteriors, ``confidence.Heard``; None when the STT gives none):
 
-1. the words (``cues.unfinished``): a phrase that ends on a preposition, a conjunction, an
-   article, an auxiliary or a filler is not finished, so the bot waits ``unfinished_gap_s``.
-   Synthesized speech and many callers end every phrase with falling prosody, so an audio model
-   alone calls "a table for" complete; the words overrule it.
-2. the audio (Smart Turn's probability that the turn is complete): below ``complete_probability``
-   (or while the model has not answered yet) the bot waits ``unsure_gap_s``, or only
-   ``question_gap_s`` for words that make a whole question (``cues.question``: "What is the
-   weather like", which the model, hearing a voice that did not fall, calls unfinished). A turn
-   of nothing but words that often open a sentence ("Yes," "Well," "Wait,": ``cues.opener_only``)
-   waits ``unsure_gap_s`` whatever the audio: a comma's pause after them is as likely as the end.
-3. silence alone: otherwise ``complete_gap_s``, a human gap (0.25 s: people answer 0.1-0.3 s
-   after a turn ends), about the pause after a comma in the middle of a sentence (0.2-0.45 s
-   in hibari's voice).
+1. the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
+   conjunction, an article, an auxiliary or a filler waits ``unfinished_gap_s``, at any
+   confidence: a hesitation missed is a cut-in the caller hears, a false one costs at most this
+   bound (1.2 s, above the longest hesitation of either caller set, 1.0 s). Synthesized speech
+   and many callers end every phrase with falling prosody, so an audio model alone calls "a
+   table for" complete; the words overrule it.
+2. words that are not trusted (``Heard.trusted``: the last word or the words as a whole below
+   ``trust``) decide nothing more: the audio does. Smart Turn's probability at or above
+   ``complete_probability`` answers after ``audio_gap_s``; otherwise ``unsure_gap_s``.
+3. trusted words: below ``complete_probability`` (or while the model has not answered yet) the
+   bot waits ``unsure_gap_s``, or only ``question_gap_s`` for words that make a whole question
+   (``cues.question``: "What is the weather like", which the model, hearing a voice that did not
+   fall, calls unfinished). A turn of nothing but words that often open a sentence ("Yes,"
+   "Well," "Wait,": ``cues.opener_only``) waits ``unsure_gap_s`` whatever the audio.
+4. otherwise ``complete_gap_s``, a human gap (0.25 s: people answer 0.1-0.3 s after a turn
+   ends), about the pause after a comma in the middle of a sentence (0.2-0.45 s in hibari's
+   voice).
 
 A turn that began by talking over the bot (``after_barge_in``) and has fewer than
 ``barge_in_min_words`` words waits ``unsure_gap_s`` at least: "Wait, stop please" pauses after its
@@ -40,6 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.turn_taking.confidence import TRUST, Heard
 from agent.turn_taking.cues import opener_only, question, unfinished, words_of
 
 
@@ -49,52 +56,81 @@ class TurnEndPolicy:
 
     #: silence after a complete-sounding, complete-reading turn
     complete_gap_s: float = 0.25
+    #: silence after words the recognizer is not sure of, when the audio sounds complete
+    audio_gap_s: float = 0.4
     #: silence after a whole question the audio model is not sure of
     question_gap_s: float = 0.45
     #: silence when the audio model is not sure the turn is complete (or has not answered yet)
     unsure_gap_s: float = 0.7
     #: silence after an unfinished phrase, and the bound on every wait
-    unfinished_gap_s: float = 1.6
+    unfinished_gap_s: float = 1.2
     #: Smart Turn's probability at or above which the audio counts as complete
     complete_probability: float = 0.5
     #: a speculative answer starts this long before its gap ends (so it is ready at the gap)
     speculate_lead_s: float = 0.35
     #: a turn that talked over the bot with fewer words than this waits ``unsure_gap_s`` at least
     barge_in_min_words: int = 3
+    #: the word posterior from which the words' cues count (``confidence.Heard.trusted``)
+    trust: float = TRUST
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
         if gaps[0] <= 0 or list(gaps) != sorted(gaps):
             raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
+        if not self.complete_gap_s <= self.audio_gap_s <= self.unsure_gap_s:
+            raise ValueError("gaps must satisfy complete <= audio <= unsure")
         if not 0.0 <= self.complete_probability <= 1.0 or self.speculate_lead_s < 0:
             raise ValueError("complete_probability is a probability; speculate_lead_s not negative")
 
-    def gap_s(self, text: str, probability: float | None, *, after_barge_in: bool = False) -> float:
+    def gap_s(
+        self,
+        text: str,
+        probability: float | None,
+        *,
+        after_barge_in: bool = False,
+        heard: Heard | None = None,
+    ) -> float:
         """The silence ``text`` (the turn so far) needs before an answer, given Smart Turn's
-        ``probability`` for the audio (None: not known yet)."""
-        return self.verdict(text, probability, after_barge_in=after_barge_in)[0]
+        ``probability`` for the audio (None: not known yet) and how far the recognizer trusts
+        its last transcript (``heard``; None: no confidence given, the words count)."""
+        return self.verdict(text, probability, after_barge_in=after_barge_in, heard=heard)[0]
 
     def verdict(
-        self, text: str, probability: float | None, *, after_barge_in: bool = False
+        self,
+        text: str,
+        probability: float | None,
+        *,
+        after_barge_in: bool = False,
+        heard: Heard | None = None,
     ) -> tuple[float, str]:
         """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
-        "question" or "complete"."""
+        "audio", "question" or "complete"."""
         if unfinished(text):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
             return self.unsure_gap_s, "unsure"
         if after_barge_in and len(words_of(text)) < self.barge_in_min_words:
             return self.unsure_gap_s, "barge-in"
-        if probability is not None and probability >= self.complete_probability:
+        complete_audio = probability is not None and probability >= self.complete_probability
+        if not self.trusts(heard):
+            return (self.audio_gap_s, "audio") if complete_audio else (self.unsure_gap_s, "unsure")
+        if complete_audio:
             return self.complete_gap_s, "complete"
         if question(text):
             return self.question_gap_s, "question"
         return self.unsure_gap_s, "unsure"
 
-    def speculate_after_s(self, text: str) -> float:
+    def trusts(self, heard: Heard | None) -> bool:
+        """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
+        return heard is None or heard.trusted(self.trust)
+
+    def speculate_after_s(self, text: str, heard: Heard | None = None) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        gap = self.unfinished_gap_s if unfinished(text) else self.complete_gap_s
+        if unfinished(text):
+            gap = self.unfinished_gap_s
+        else:
+            gap = self.complete_gap_s if self.trusts(heard) else self.audio_gap_s
         return max(0.0, gap - self.speculate_lead_s)
 
 

@@ -55,6 +55,7 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.base_object import BaseObject
 
 from agent.turn_taking.barge_in import BargeIn, BargeInAction, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.confidence import confidence_of
 from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
@@ -194,7 +195,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         elif isinstance(frame, InterimTranscriptionFrame):
             acts = self._barge.words(frame.text, now, final=False)
         elif isinstance(frame, TranscriptionFrame):
-            acts = self._barge.words(frame.text, now, final=True)
+            acts = self._barge.words(frame.text, now, final=True, heard=confidence_of(frame.result))
         else:
             return ProcessFrameResult.CONTINUE
         await self._act(acts)
@@ -292,7 +293,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
         elif isinstance(frame, InterimTranscriptionFrame):
             self._turn.interim(frame.text)
         elif isinstance(frame, TranscriptionFrame):
-            await self._act(self._turn.transcript(frame.text, now))
+            await self._act(self._turn.transcript(frame.text, now, confidence_of(frame.result)))
         return ProcessFrameResult.CONTINUE
 
     async def _level(self, frame: InputAudioRawFrame, now: float) -> None:
