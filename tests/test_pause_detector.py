@@ -61,6 +61,26 @@ def test_quiet_before_any_speech_and_a_quiet_line_are_not_pauses() -> None:
     assert [type(e) for _, e in feed(soft, [-66.0] * 4, 0.4)] == [PauseBegan]
 
 
+def test_on_a_line_with_hiss_the_quiet_is_near_the_noise_floor() -> None:
+    """A caller at -30 dBFS over hiss at -48 (18 dB SNR) never drops 25 dB under their speech:
+    their pause is the level falling back to the line's noise, 60 ms in as on a clean line."""
+    pauses = PauseDetector()
+    hiss = [-48.0] * 10  # the line before the caller speaks: where its noise floor is
+    assert feed(pauses, hiss) == []
+    pauses.speech_started()
+    events = feed(pauses, [-30.0] * 10 + [-47.0] * 10, 0.2)
+    assert events == [(0.46, PauseBegan(pytest.approx(0.4)))]
+
+
+def test_a_soft_syllable_over_hiss_is_not_a_pause() -> None:
+    """Near the noise floor is quiet only when it is also well under the speech (12 dB): a caller
+    18 dB over the hiss whose level dips 10 dB between syllables is still talking."""
+    pauses = PauseDetector()
+    feed(pauses, [-48.0] * 10)
+    pauses.speech_started()
+    assert feed(pauses, [-30.0] * 10 + [-40.0] * 10, 0.2) == []
+
+
 def test_pcm_frames_are_measured_in_dbfs() -> None:
     pauses = PauseDetector()
     pauses.speech_started()

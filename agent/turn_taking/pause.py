@@ -8,8 +8,12 @@ The VAD confirms a pause only after ``stop_secs`` of quiet (and Silero's confide
 the voice has stopped), which is too late to start a speculative answer if it is to be ready
 within a human gap. This tracker follows the caller's level frame by frame and reports
 ``PauseBegan(silence_began_s)`` once the audio has been quiet for ``onset_s``: quiet meaning
-``below_speech_db`` under the caller's recent speech (fast attack, slow release) or under
-``floor_dbfs``. ``silence_began_s`` is where the quiet began, which the turn's gap is measured
+``below_speech_db`` under the caller's recent speech (fast attack, slow release), under
+``floor_dbfs``, or, on a line with hiss, within ``above_noise_db`` of the line's noise floor
+(followed down at once, up slowly) while ``min_below_speech_db`` under the speech: a caller 18 dB
+over the hiss never drops 25 dB under their own speech, and their pauses were seen only when the
+VAD's stop came, some 200 ms later.
+``silence_began_s`` is where the quiet began, which the turn's gap is measured
 from. A loud stretch shorter than ``blip_s`` inside the quiet (the release of a final "t" or "k")
 does not end it; a longer one does (``SpeechResumed`` if a pause was reported). The VAD remains
 the judge of speech: this only reports earlier, and the turn end still waits for the VAD's stop.
@@ -54,10 +58,18 @@ class PauseSettings:
     blip_s: float = 0.08
     #: how fast the speech level falls back after loud audio (dB per second)
     release_db_per_s: float = 3.0
+    #: a frame is also quiet this close to the line's noise floor (the quietest recent level)...
+    above_noise_db: float = 9.0
+    #: ...if it is this far below the caller's recent speech all the same
+    min_below_speech_db: float = 12.0
+    #: how fast the noise floor follows the level up (dB per second; down, at once)
+    noise_rise_db_per_s: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.onset_s <= 0 or self.blip_s < 0 or self.below_speech_db <= 0 or self.release_db_per_s < 0:
-            raise ValueError("onset_s and below_speech_db must be positive; blip_s, release not negative")
+        if self.onset_s <= 0 or self.below_speech_db <= 0 or self.min_below_speech_db <= 0:
+            raise ValueError("onset_s, below_speech_db and min_below_speech_db must be positive")
+        if min(self.blip_s, self.release_db_per_s, self.above_noise_db, self.noise_rise_db_per_s) < 0:
+            raise ValueError("blip_s, the release, above_noise_db and the noise's rise must not be negative")
 
 
 class PauseDetector:
@@ -65,7 +77,9 @@ class PauseDetector:
 
     def __init__(self, settings: PauseSettings | None = None) -> None:
         self.settings = settings or PauseSettings()
-        self._speech_db = -30.0
+        #: the caller's recent speech level and the line's noise floor, from the first frame on
+        self._speech_db: float | None = None
+        self._noise_db: float | None = None
         self._voiced = False  # loud audio seen since the speech started or resumed
         self._quiet_from: float | None = None
         self._loud_s = 0.0  # the current loud stretch inside the quiet
@@ -90,8 +104,12 @@ class PauseDetector:
     def feed_level(self, level_db: float, now: float, duration_s: float) -> PauseEvent | None:
         """``feed`` for a frame whose level (dBFS) is known."""
         s = self.settings
-        self._speech_db = max(level_db, self._speech_db - s.release_db_per_s * duration_s)
-        quiet = level_db < max(s.floor_dbfs, self._speech_db - s.below_speech_db)
+        falling = level_db if self._speech_db is None else self._speech_db - s.release_db_per_s * duration_s
+        rising = level_db if self._noise_db is None else self._noise_db + s.noise_rise_db_per_s * duration_s
+        speech_db = self._speech_db = max(level_db, falling)
+        noise_db = self._noise_db = min(level_db, rising)
+        near_noise = min(noise_db + s.above_noise_db, speech_db - s.min_below_speech_db)
+        quiet = level_db < max(s.floor_dbfs, speech_db - s.below_speech_db, near_noise)
         if not quiet:
             if self._quiet_from is None:
                 self._voiced = True
