@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 #: the word posterior from which a word is taken as heard (``Heard.trusted``). On the tuned callers
-#: (``benchmarks/stt_bench.py``) 61 % of the words pocketsphinx got right were above it and 28 % of
-#: those it got wrong (2.2x); on the wide callers, 33 % and 11 %
+#: (``benchmarks/stt_bench.py``) 67 % of the words pocketsphinx got right were above it and 19 % of
+#: those it got wrong (3.5x); on the wide callers, which it was not chosen on, 34 % and 9 % (3.8x)
 TRUST = 0.5
 
 
