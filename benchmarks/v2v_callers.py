@@ -15,7 +15,8 @@ A caller behaves as people do (``CYCLE``, repeated):
   listening, and the answer must go on;
 * ``noise``: a cough or a knock over the answer: the answer must go on.
 
-The phrases are not the ones the turn-taking tests use, so the benchmark is not tuned on them.
+What they say and how they sound is a ``v2v_sets.CallerSet``: ``tuned`` (what the turn-taking was
+developed against) or ``wide`` (other sentences, each act in a voice of its own).
 Every act is judged from the caller's side (the carrier's log: what reached and what played) and
 timed with the bot's ``agent.latency.TurnLatencyObserver`` (one monotonic clock, one process).
 Benchmark scaffolding: never imported by the package.
@@ -30,14 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from v2v_sets import TUNED, CallerSet, Voice
 
 from agent.latency import ResponseTimes, TurnLatencyObserver
 from agent.responder import pick_intent
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier, Utterance
 from tts_service import g711
+from tts_service.dsp import pcm16_to_float
 from tts_service.engine.ports import Backend
-from tts_service.speech import spoken_pcm
 
 RATE = 8000
 #: the acts a caller goes through, repeated; each act over an answer follows one that is answered
@@ -49,34 +51,13 @@ CYCLE = (
 TURNS = frozenset({"ask", "hesitate", "barge"})
 #: the acts said over the bot's answer
 OVER_ANSWER = frozenset({"barge", "backchannel", "noise"})
-ASK = (
-    "What time do you open?",
-    "What is the weather like?",
-    "I want to make a reservation.",
-    "When do you close?",
-    "Hello.",
-    "Is it sunny today?",
-)
-BARGE = (
-    "When do you close?",
-    "What are your opening hours?",
-    "Is it sunny today?",
-    "I would like to book a table.",
-)
-#: (the unfinished phrase, the pause after it in seconds, the rest)
-HESITATE = (
-    ("We are looking for", 0.7, "something quiet."),
-    ("I would like to book a table for", 0.9, "two people at eight."),
-    ("Is it possible to", 0.5, "bring a dog?"),
-    ("Do you have a table near", 1.0, "the window?"),
-)
-BACKCHANNEL = ("Yeah.", "Mm hmm.", "Okay.", "Right.", "Sure.")
-NOISE = ("cough", "knock")
 #: how long the caller listens to an answer before a barge-in, and before a backchannel or a noise
 BARGE_IN_AFTER_S = 1.2
 LISTEN_S = 1.0
-#: a 20 ms chunk of the caller's audio counts as voiced above this RMS (int16), about -40 dBFS
-VOICED_RMS = 330.0
+#: a 20 ms chunk of the caller's voice (before the line's noise) counts as voiced within this many
+#: dB of the act's loudest chunk. Relative, so a quiet caller's last word is not cut short: at
+#: hibari's own level (about -18 dBFS at its loudest) this is the -40 dBFS a fixed threshold had
+VOICED_BELOW_PEAK_DB = 22.0
 #: the answer begins at the first bot media after a gap this long (earlier media is the last answer)
 ANSWER_GAP_S = 0.1
 #: a barge-in has silenced the caller's playback once nothing plays for this long
@@ -145,36 +126,41 @@ class ActResult:
 # -- the caller's sounds ----------------------------------------------------------------------
 
 
-def script(backend: Backend, count: int) -> list[Act]:
-    """``count`` acts in ``CYCLE`` order, each kind taking its phrases in turn."""
+def script(backend: Backend, count: int, callers: CallerSet = TUNED) -> list[Act]:
+    """``count`` acts in ``CYCLE`` order, each kind taking ``callers``' phrases in turn, each act
+    in its caller's voice (``CallerSet.voice``)."""
     pools: dict[str, Iterable[Any]] = {
-        "ask": ASK,
-        "barge": BARGE,
-        "hesitate": HESITATE,
-        "backchannel": BACKCHANNEL,
-        "noise": NOISE,
+        "ask": callers.ask,
+        "barge": callers.barge,
+        "hesitate": callers.hesitate,
+        "backchannel": callers.backchannel,
+        "noise": callers.noise,
     }
     cycles = {kind: itertools.cycle(pool) for kind, pool in pools.items()}
     acts = []
     for k in range(count):
         kind = CYCLE[k % len(CYCLE)]
         item = next(cycles[kind])
+        voice = callers.voice(k)
         if kind == "hesitate":
             first, pause_s, rest = item
-            acts.append(hesitation(backend, first, pause_s, rest))
+            acts.append(hesitation(backend, first, pause_s, rest, voice))
         elif kind == "noise":
-            acts.append(_act(kind, item, noise(item, seed=k)))
+            sound = noise(item, seed=k)
+            acts.append(_act(kind, item, sound, pcm16_to_float(sound)))
         else:
-            acts.append(_act(kind, item, spoken_pcm(backend, item, RATE)))
+            clean = voice.clean(backend, item)
+            acts.append(_act(kind, item, voice.on_line(clean), clean))
     return acts
 
 
-def hesitation(backend: Backend, first: str, pause_s: float, rest: str) -> Act:
-    """``first``, ``pause_s`` of silence, then ``rest``, as one act."""
-    head = _padded(spoken_pcm(backend, first, RATE))
-    tail = _padded(spoken_pcm(backend, rest, RATE))
-    gap = np.zeros(round(pause_s * RATE / tp.CHUNK_BYTES) * tp.CHUNK_BYTES, np.int16)
-    return _act("hesitate", f"{first} {rest}", np.concatenate([head, gap, tail]))
+def hesitation(backend: Backend, first: str, pause_s: float, rest: str, voice: Voice | None = None) -> Act:
+    """``first``, ``pause_s`` of silence (the line's hiss, on a noisy line), then ``rest``, as one act."""
+    voice = voice or Voice()
+    head, tail = (_padded(voice.clean(backend, text)) for text in (first, rest))
+    gap = np.zeros(round(pause_s * RATE / tp.CHUNK_BYTES) * tp.CHUNK_BYTES, np.float32)
+    clean = np.concatenate([head, gap, tail])
+    return _act("hesitate", f"{first} {rest}", voice.on_line(clean), clean)
 
 
 def noise(kind: str, *, seed: int) -> np.ndarray:
@@ -196,19 +182,21 @@ def noise(kind: str, *, seed: int) -> np.ndarray:
     return (sound / np.max(np.abs(sound)) * 9000).astype(np.int16)  # about -11 dBFS peak
 
 
-def _act(kind: str, text: str, pcm: np.ndarray) -> Act:
-    pcm = _padded(pcm)
-    voiced = _voiced(pcm)
-    return Act(kind, text, g711.encode(pcm).tobytes(), int(voiced[0]), int(voiced[-1]))
+def _act(kind: str, text: str, pcm: np.ndarray, clean: np.ndarray) -> Act:
+    """An act of ``pcm`` (int16, as the line carries it), voiced where ``clean`` (the same sound
+    without the line's noise, float) is."""
+    voiced = _voiced(_padded(clean))
+    return Act(kind, text, g711.encode(_padded(pcm)).tobytes(), int(voiced[0]), int(voiced[-1]))
 
 
 def _padded(pcm: np.ndarray) -> np.ndarray:
-    return np.concatenate([pcm, np.zeros((-len(pcm)) % tp.CHUNK_BYTES, np.int16)])
+    return np.concatenate([pcm, np.zeros((-len(pcm)) % tp.CHUNK_BYTES, pcm.dtype)])
 
 
-def _voiced(pcm: np.ndarray) -> np.ndarray:
-    rms = np.sqrt(np.mean(pcm.reshape(-1, tp.CHUNK_BYTES).astype(np.float64) ** 2, axis=1))
-    return np.flatnonzero(rms > VOICED_RMS)
+def _voiced(clean: np.ndarray) -> np.ndarray:
+    rms = np.sqrt(np.mean(clean.reshape(-1, tp.CHUNK_BYTES).astype(np.float64) ** 2, axis=1))
+    level_db = 20.0 * np.log10(np.maximum(rms, 1e-9))
+    return np.flatnonzero(level_db > level_db.max() - VOICED_BELOW_PEAK_DB)
 
 
 # -- the call ---------------------------------------------------------------------------------

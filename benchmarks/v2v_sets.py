@@ -44,7 +44,12 @@ class Voice:
     seed: int = 0
 
     def speak(self, backend: Backend, text: str) -> np.ndarray:
-        """``text`` in this voice as int16 samples at 8 kHz (hibari's own randomness seeded too)."""
+        """``text`` in this voice over its line, as int16 samples at 8 kHz."""
+        return self.on_line(self.clean(backend, text))
+
+    def clean(self, backend: Backend, text: str) -> np.ndarray:
+        """``text`` in this voice before the line's noise: float samples at 8 kHz (hibari's own
+        randomness seeded too). Where the caller's voice is, is judged on these."""
         pitch = 2.0 ** (self.semitones / 12.0)
         # rendered at speed / pitch, then resampled by the pitch: the pitch moves and the speed
         # comes out as asked (a resampled voice plays faster by the factor it is raised by)
@@ -52,8 +57,11 @@ class Voice:
         samples = pcm16_to_float(pcm)
         if abs(pitch - 1.0) > 1e-6:
             samples = np.asarray(soxr.resample(samples, RATE, RATE / pitch, quality="HQ"), np.float32)
-        samples = samples * np.float32(10.0 ** (self.gain_db / 20.0))
-        return float_to_pcm16(samples + self.line(len(samples), samples))
+        return samples * np.float32(10.0 ** (self.gain_db / 20.0))
+
+    def on_line(self, clean: np.ndarray) -> np.ndarray:
+        """``clean`` float samples with the line's noise, as int16."""
+        return float_to_pcm16(clean + self.line(len(clean), clean))
 
     def line(self, n: int, speech: np.ndarray) -> np.ndarray:
         """``n`` samples of this voice's line noise (float), ``snr_db`` below ``speech``'s level

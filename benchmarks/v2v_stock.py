@@ -98,10 +98,11 @@ class SegmentedPocketsphinxSTTService(SegmentedSTTService):
 def stock_app(
     backend: UnitBackend,
     *,
-    phrases: Sequence[str],
+    phrases: Sequence[str] | None,
     observers: Callable[[], list[BaseObserver]],
 ) -> Starlette:
-    """A Starlette app with the stock bot on WebSocket ``/twilio``."""
+    """A Starlette app with the stock bot on WebSocket ``/twilio`` (``phrases``: a closed grammar
+    for its recognizer; None: pocketsphinx's general model)."""
 
     async def twilio(websocket: WebSocket) -> None:
         await websocket.accept()

@@ -1,10 +1,12 @@
 """``benchmarks/v2v_bench.py`` runs end to end on a short call and its figures add up.
 
-Four acts per bot over the simulated phone line: a question in one breath, a barge-in with a new
-question, a backchannel over that answer, a question with a hesitation in it. No latency target
-is asserted here (targets live in the benchmark's table): the test checks that every act was
-played and judged, that the plain question and the barge-in were understood and timed, that each
-stage split sums to the figure it explains, and that the table, the JSON and the PNG are written.
+Four acts per bot over the simulated phone line, from the wide caller set (voices and sentences
+the turn-taking was not tuned on) and the default open-vocabulary recognizer: a question in one
+breath, a barge-in with a new question, a backchannel over that answer, a question with a
+hesitation in it. No latency or accuracy target is asserted here (targets live in the
+benchmark's table): the test checks that every act was played and judged, that the plain
+question and the barge-in were answered and timed, that each stage split sums to the figure it
+explains, and that the table, the JSON and the PNG are written.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "v2v_bench.py"
 BOTS = {"warmline", "stock"}
+SET = "wide"
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], str, Path]:
     out = tmp_path_factory.mktemp("v2v")
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--turns", "4", "--bots", ",".join(sorted(BOTS)), "--out", str(out)],
+        [
+            *(sys.executable, str(BENCH), "--turns", "4", "--sets", SET),
+            *("--bots", ",".join(sorted(BOTS)), "--out", str(out)),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -37,19 +43,21 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object],
     return json.loads((out / "v2v_bench.json").read_text()), proc.stdout, out
 
 
-def test_every_act_is_played_and_judged_and_plain_questions_are_answered(
+def test_every_act_is_played_and_judged_and_questions_are_answered(
     report: tuple[dict[str, object], str, Path],
 ) -> None:
     data, _, _ = report
-    acts = data["acts"]
+    assert isinstance(data["sets"], dict) and set(data["sets"]) == {SET}
+    run = data["sets"][SET]
+    acts = run["acts"]
     assert isinstance(acts, list) and [a["kind"] for a in acts] == ["ask", "barge", "backchannel", "hesitate"]
-    summary, results = data["summary"], data["results"]
+    summary, results = run["summary"], run["results"]
     assert isinstance(summary, dict) and isinstance(results, dict) and set(summary) == BOTS
     for bot, s in summary.items():
         assert (s["acts"], s["turns"], s["barge_ins"], s["backchannels"], s["hesitations"]) == (4, 3, 1, 1, 1)
         ask, barge, backchannel, _ = results[bot]
         for turn in (ask, barge):
-            assert turn["v2v_s"] is not None and turn["answered"] == turn["expected"], (bot, turn)
+            assert turn["v2v_s"] is not None and turn["heard"], (bot, turn)
         assert barge["barge_in_s"] is not None, bot
         assert backchannel["kept"] in (True, False), bot  # judged either way
         assert s["llm_requests"] >= 3 and s["llm_requests_per_turn"] >= 1.0, bot
@@ -57,14 +65,17 @@ def test_every_act_is_played_and_judged_and_plain_questions_are_answered(
 
 def test_stages_add_up_to_the_figures_they_split(report: tuple[dict[str, object], str, Path]) -> None:
     data, _, _ = report
-    results = data["results"]
+    results = data["sets"][SET]["results"]
     assert isinstance(results, dict)
     for bot, acts in results.items():
         for act in acts:
             if act["v2v_s"] is not None:
                 stages = act["stages_s"]
-                assert all(v is not None and v >= 0 for v in stages.values()), (bot, stages)
-                assert sum(stages.values()) == pytest.approx(act["v2v_s"], abs=1e-3), (bot, act)
+                # a stage the observer could not see in stock Pipecat's frames (its VAD stop went
+                # to an answer it cancelled) is None, and the next stage holds its time
+                timed = [v for v in stages.values() if v is not None or bot.startswith("warmline")]
+                assert all(v is not None and v >= 0 for v in timed), (bot, stages)
+                assert sum(timed) == pytest.approx(act["v2v_s"], abs=1e-3), (bot, act)
             if act["barge_in_s"] is not None:
                 split = act["barge_stages_s"]
                 assert all(v is not None and v >= 0 for v in split.values()), (bot, split)
@@ -73,6 +84,7 @@ def test_stages_add_up_to_the_figures_they_split(report: tuple[dict[str, object]
 
 def test_table_json_and_plot_are_written(report: tuple[dict[str, object], str, Path]) -> None:
     _, stdout, out = report
+    assert f"{SET}/warmline" in stdout and f"{SET}/stock" in stdout
     for row in ("voice to voice", "barge-in: speech start to silence", "cut-ins", "LLM requests per turn"):
         assert row in stdout, row
     assert "backchannels that kept the answer" in stdout
