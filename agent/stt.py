@@ -80,11 +80,17 @@ INTERIM_EVERY_S = 0.1
 #: mean then goes on adapting through the call (restarting it at every utterance costs 0.1 WER).
 WIDEBAND_CMN_INIT = "54,6,1,6,-7,0,-3,13,-3,2,-2,2,0"
 NARROWBAND_CMN_INIT = "46,34,-39,38,-23,-4,17,-14,23,-13,2,10,-12"
-#: the general model's search: one pass. pocketsphinx's second (flat) pass re-searches the whole
-#: utterance at ``end_utt``, which is what the caller waits for after the VAD's stop: 127 ms p50 and
-#: 392 ms p90 on the wide callers, 5 ms without it, for 0.01-0.02 more WER
-#: (``benchmarks/stt_bench.py``)
-GENERAL_MODEL_OPTIONS: dict[str, Any] = {"fwdflat": False}
+#: the general model's search (``benchmarks/stt_bench.py`` has the figures):
+#:
+#: * one pass: pocketsphinx's second (flat) pass re-searches the whole utterance at ``end_utt``,
+#:   which is what the caller waits for after the VAD's stop: 53/96 ms p50/p90 on the tuned
+#:   callers, 173/628 ms on the wide ones, under 30 ms without it, for 0.01-0.02 more WER;
+#: * at most 5000 HMMs and 10 word exits a frame: noisy phone audio matches nothing well, so the
+#:   beams alone let the search grow to 0.73 s of CPU per second of audio on the wide callers, and
+#:   a decoder that falls behind real time makes the caller wait for its backlog at the turn's end
+#:   (280 ms in ``v2v_bench``). Bounded: 0.2-0.25 s of CPU per second, and WER 0.33 -> 0.32 on the
+#:   tuned callers it was chosen on (0.66 -> 0.63 on the wide ones).
+GENERAL_MODEL_OPTIONS: dict[str, Any] = {"fwdflat": False, "maxhmmpf": 5000, "maxwpf": 10}
 #: lattice paths read when a closed grammar's final hypothesis is a fragment (see ``in_grammar``)
 NBEST = 10
 #: an utterance whose loudest sample stays below this (about -54 dBFS) is silence, whatever the

@@ -8,9 +8,11 @@ one after another by pocketsphinx's general model, as one call's decoder hears t
 
 * the word error rate (WER), for the decoder's settings side by side: the cepstral mean carried
   from utterance to utterance (the service's default) or restarted for each one, from today's
-  narrowband starting mean or pocketsphinx's own, with or without the second (flat) pass;
+  narrowband starting mean or pocketsphinx's own, with or without the second (flat) pass, with
+  or without the bounds on the search's size (``agent.stt.GENERAL_MODEL_OPTIONS``);
 * how the word posteriors (``agent.turn_taking.confidence``) separate right words from wrong
-  ones: the share of each above ``TRUST``, and their ratio;
+  ones: the share of each above ``TRUST``, and their ratio; and how many utterances the
+  turn-taking trusts (``Heard.trusted``), and of those how many had their last word right;
 * seconds of CPU per second of audio, and how long the decoder takes to finish an utterance
   (``end_utt``: the wait between the VAD's stop and the final transcript).
 
@@ -43,7 +45,7 @@ from agent.stt import (  # noqa: E402
     normalize_phrase,
     restart,
 )
-from agent.turn_taking.confidence import TRUST  # noqa: E402
+from agent.turn_taking.confidence import TRUST, Heard  # noqa: E402
 from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.resample import resample_pcm16  # noqa: E402
@@ -56,7 +58,8 @@ SETTINGS: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "the service's (carried, one pass)": (NARROWBAND_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
     "restarted each utterance": (NARROWBAND_CMN_INIT, True, dict(GENERAL_MODEL_OPTIONS)),
     "pocketsphinx's starting mean": (POCKETSPHINX_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
-    "with the second (flat) pass": (NARROWBAND_CMN_INIT, False, {"fwdflat": True}),
+    "with the second (flat) pass": (NARROWBAND_CMN_INIT, False, {**GENERAL_MODEL_OPTIONS, "fwdflat": True}),
+    "without the search's bounds": (NARROWBAND_CMN_INIT, False, {"fwdflat": False}),
 }
 
 
@@ -130,6 +133,8 @@ def run(backend: HibariBackend) -> dict[str, Any]:
             errors = words = 0
             right_p: list[float] = []
             wrong_p: list[float] = []
+            trusted = trusted_last_right = 0  # utterances ``Heard.trusted`` takes, and of those
+            # the ones whose last word (the one an ending's cue reads) was right
             began = time.process_time()
             for text, line in said:
                 if restarted:
@@ -142,12 +147,17 @@ def run(backend: HibariBackend) -> dict[str, Any]:
                 words += len(ref)
                 for (_, p), ok in zip(heard, right, strict=True):
                     (right_p if ok else wrong_p).append(p)
+                if Heard.of(heard).trusted(TRUST):
+                    trusted += 1
+                    trusted_last_right += right[-1]
             rows[setting] = {
                 "wer": errors / words,
                 "words_right": len(right_p),
                 "words_wrong": len(wrong_p),
                 "right_above_trust": float(np.mean([p >= TRUST for p in right_p])) if right_p else None,
                 "wrong_above_trust": float(np.mean([p >= TRUST for p in wrong_p])) if wrong_p else None,
+                "utterances_trusted": trusted,
+                "trusted_last_word_right": trusted_last_right,
                 "cpu_per_audio_s": (time.process_time() - began) / audio_s,
                 "end_utt_p50_s": float(np.median(finish_s)),
                 "end_utt_p90_s": float(np.quantile(finish_s, 0.9)),
@@ -189,10 +199,19 @@ def print_report(report: dict[str, Any]) -> None:
         )
         ratios.append(f"{ratio:.1f}x")
     print(f"{'  right / wrong':<58}" + "".join(f"{r:>26}" for r in ratios))
-    print(
-        f"{'CPU s per audio s':<58}"
-        + "".join(f"{report[s]['settings'][default]['cpu_per_audio_s']:>26.3f}" for s in sets)
-    )
+    cells = []
+    for s in sets:
+        row = report[s]["settings"][default]
+        cells.append(
+            f"{row['utterances_trusted']}/{report[s]['utterances']}, "
+            f"{row['trusted_last_word_right']} last word right"
+        )
+    print(f"{'utterances trusted (Heard.trusted)':<58}" + "".join(f"{c:>26}" for c in cells))
+    for setting in SETTINGS:
+        print(
+            f"{'CPU s per audio s, ' + setting:<58}"
+            + "".join(f"{report[s]['settings'][setting]['cpu_per_audio_s']:>26.3f}" for s in sets)
+        )
 
 
 def main() -> int:
