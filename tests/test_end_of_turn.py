@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent.turn_taking.end_of_turn import (
     EARLY_SLACK_S,
+    RESUME_HOLD_S,
     Answer,
     Cancel,
     Confirm,
@@ -226,3 +227,36 @@ def test_a_barge_in_that_pauses_after_its_first_word_is_not_answered_in_that_pau
     turn.smart_turn(0.97, 5.5)
     now, acts = run_until(turn, 5.5, 9.0)
     assert acts[-1] in (Answer("two"), Confirm("two")) and now == 5.3 + POLICY.complete_gap_s
+
+
+def test_a_caller_who_resumes_just_before_the_bound_is_not_answered_in_their_first_syllable() -> None:
+    """A 1.1 s hesitation: the level hears the caller again at 2.15 s, the VAD confirms them 160 ms
+    later, after the unfinished bound (2.2 s). The turn end waits for the VAD, and the turn goes on."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i would like a table for", 0.95)
+    turn.speech_stopped(1.15, silence_began_s=1.0)
+    assert turn.awaiting_end
+    assert turn.speech_resumed(2.15) == []
+    assert turn.next_deadline_s() == 2.15 + RESUME_HOLD_S
+    _, acts = run_until(turn, 2.15, 2.3)
+    assert acts == []
+    assert turn.speech_started(2.31) == []
+    assert not turn.awaiting_end
+    turn.transcript("two people", 3.0)
+    assert turn.speech_stopped(3.1, silence_began_s=3.0) == [Speculate("i would like a table for two people")]
+    turn.smart_turn(0.97, 3.15)
+    _, acts = run_until(turn, 3.15, 5.0)
+    assert acts == [Confirm("i would like a table for two people")]
+
+
+def test_a_click_in_the_pause_holds_the_turn_end_only_until_the_vad_says_it_was_no_speech() -> None:
+    """The level rose (a click) but the VAD heard no speech: the answer comes RESUME_HOLD_S later."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i would like a table for", 0.95)
+    turn.speech_stopped(1.15, silence_began_s=1.0)
+    turn.speech_resumed(2.0)
+    now, acts = run_until(turn, 2.0, 5.0)
+    assert acts == [Answer("i would like a table for")]
+    assert now == 2.0 + RESUME_HOLD_S

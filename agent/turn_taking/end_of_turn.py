@@ -29,7 +29,11 @@ the time a human gap has passed. ``speech_resumed`` takes that pause back. ``spe
 lets a turn end; the silence counts from the earlier of the two starts, unless the level's start
 is more than ``EARLY_SLACK_S`` before the VAD's (then the VAD heard speech the level missed, and
 the VAD's start holds). Speech that resumes before the gap cancels everything pending and the
-turn goes on; the next pause starts over.
+turn goes on; the next pause starts over. The level hears the caller resume some 80 ms in, the VAD
+some 160 ms in: a resumption the level reports after the VAD's stop (``speech_resumed``) holds the
+turn end for up to ``RESUME_HOLD_S``, until the VAD confirms the speech (``speech_started``) or
+does not (a cough, a click: the pause goes on), so a caller who resumes just before the bound is
+not answered in their first syllable.
 A speculation that failed (``speculation_failed``: the LLM errored) is never confirmed: the turn
 end answers afresh. Nothing here reads a clock, sleeps or does I/O: the caller calls ``tick`` at
 ``next_deadline_s()``.
@@ -77,6 +81,9 @@ EARLY_SLACK_S = 0.25
 #: a running hypothesis this short is too often a fragment ("when" for "what is the...") to
 #: answer before the VAD's stop
 EARLY_MIN_WORDS = 2
+#: how long a resumption the level heard after the VAD's stop holds the turn end for the VAD to
+#: confirm it: its start of 0.1 s of speech takes about 160 ms to confirm on phone audio
+RESUME_HOLD_S = 0.3
 
 
 class EndOfTurn:
@@ -90,6 +97,8 @@ class EndOfTurn:
         self._silence_began_s: float | None = None
         #: a pause the level saw before the VAD confirmed it (``pause_began``)
         self._early_s: float | None = None
+        #: when the level heard the caller resume after the VAD's stop (the turn end waits)
+        self._held_s: float | None = None
         self._interim = ""
         #: how far the recognizer trusts the last transcript (None: it did not say)
         self._heard: Heard | None = None
@@ -117,6 +126,11 @@ class EndOfTurn:
         return " ".join([*self._segments, self._interim] if self._interim else self._segments)
 
     @property
+    def awaiting_end(self) -> bool:
+        """The VAD confirmed a pause in an open turn, and its gap has not run out yet."""
+        return self._open and self._silence_began_s is not None
+
+    @property
     def speculating(self) -> str | None:
         """The text the speculative answer in flight answers, if one is."""
         return self._speculation
@@ -125,6 +139,8 @@ class EndOfTurn:
         """When ``tick`` must be called next (clock seconds), if anything is pending."""
         if not self._open or self._silence_began_s is None or not self._segments:
             return None
+        if self._held_s is not None:
+            return self._held_s + RESUME_HOLD_S
         gap = self.policy.gap_s(
             self.text, self._probability, after_barge_in=self._after_barge_in, heard=self._heard
         )
@@ -162,14 +178,18 @@ class EndOfTurn:
 
     def speech_started(self, now: float) -> list[EndOfTurnAction]:
         """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on."""
-        self._silence_began_s = self._early_s = None
+        self._silence_began_s = self._early_s = self._held_s = None
         self._interim = ""
         self._probability = None
         return self._drop_speculation()
 
     def speech_resumed(self, now: float) -> list[EndOfTurnAction]:
-        """The caller spoke again before the VAD confirmed the pause ``pause_began`` reported."""
-        if self._early_s is None or self._silence_began_s is not None:
+        """The caller's level rose again after a pause it reported: before the VAD confirmed the
+        pause, the pause is taken back; after, the turn end waits for the VAD (``RESUME_HOLD_S``)."""
+        if self._silence_began_s is not None:
+            self._held_s = now
+            return []
+        if self._early_s is None:
             return []
         self._early_s = None
         self._probability = None
@@ -206,6 +226,7 @@ class EndOfTurn:
         # the same pause as the level's (its audio verdict stands), from the start the VAD allows
         near = early is not None and silence_began_s - EARLY_SLACK_S <= early <= silence_began_s
         self._silence_began_s = early if near else silence_began_s
+        self._held_s = None
         return self.tick(now)
 
     def transcript(self, text: str, now: float, heard: Heard | None = None) -> list[EndOfTurnAction]:
@@ -239,6 +260,10 @@ class EndOfTurn:
         """Act on the gaps that have passed by ``now``."""
         if not self._open or self._silence_began_s is None or not self._segments:
             return []
+        if self._held_s is not None:
+            if now < self._held_s + RESUME_HOLD_S:
+                return []
+            self._held_s = None  # the VAD heard no speech in it: the pause goes on
         began = self._silence_began_s
         text = self.text
         gap, reason = self.policy.verdict(
@@ -280,6 +305,7 @@ class EndOfTurn:
 __all__ = [
     "EARLY_MIN_WORDS",
     "EARLY_SLACK_S",
+    "RESUME_HOLD_S",
     "Answer",
     "Cancel",
     "Confirm",

@@ -277,8 +277,8 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
         if isinstance(frame, InputAudioRawFrame):
             if self._analyzer is not None:
                 self._analyzer.append_audio(frame.audio, self._speaking)
-            if self._pauses is not None and self._speaking:
-                await self._level(frame, now)
+            if self._pauses is not None and (self._speaking or self._turn.awaiting_end):
+                await self._level(frame, now)  # after the VAD's stop too: the caller may go on
             return ProcessFrameResult.CONTINUE
         if isinstance(frame, VADUserStartedSpeakingFrame):
             self._speaking = True
@@ -307,8 +307,9 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             self._start_scoring()
         elif isinstance(event, SpeechResumed):
             logger.debug(f"{self}: the caller goes on")
-            await self._stop_scoring()
-            self._scored = False
+            if self._speaking:  # the pause is taken back; after the VAD's stop the verdict stands
+                await self._stop_scoring()
+                self._scored = False
             await self._act(self._turn.speech_resumed(now))
 
     def _start_scoring(self) -> None:
