@@ -20,24 +20,41 @@ def test_the_bot_pauses_the_moment_the_caller_speaks_over_it() -> None:
     assert BargeIn().speech_started(1.0) == [StartTurn()]
 
 
-def test_a_backchannel_resumes_the_bot_and_its_transcript_is_dropped() -> None:
-    """ "yeah" over the bot: ResumeBot carrying the words to forget, whichever comes first."""
+def test_a_backchannel_resumes_the_bot_once_the_caller_stays_quiet_and_its_words_are_dropped() -> None:
+    """ "yeah" over the bot: ResumeBot carrying the words to forget, ``resume_quiet_s`` (0.3 s)
+    after the VAD's stop, whether the final transcript comes before the stop or after it."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("yeah", 1.3, final=True) == []  # the STT's final comes before the VAD stop
-    assert barge.speech_stopped(1.35) == [ResumeBot("yeah")]
+    assert barge.speech_stopped(1.35) == []
+    assert barge.next_deadline_s() == pytest.approx(1.65)
+    assert barge.tick(1.6) == []
+    assert barge.tick(1.66) == [ResumeBot("yeah")]
     other = speaking()
     other.speech_started(1.0)
     other.speech_stopped(1.3)
-    assert other.words("uh huh", 1.35, final=True) == [ResumeBot("uh huh")]
+    assert other.words("uh huh", 1.35, final=True) == []
+    assert other.tick(1.6) == [ResumeBot("uh huh")]
     assert barge.resumed == 1 and not barge.paused
+
+
+def test_a_first_word_and_a_comma_pause_are_not_resumed_over_the_rest_of_the_sentence() -> None:
+    """ "Actually, can we make it seven?": "actually" alone reads like a backchannel, but the caller
+    speaks again within ``resume_quiet_s``: the bot stays paused and the sentence interrupts."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    barge.words("actually", 1.5, final=True)
+    barge.speech_stopped(1.55)
+    assert barge.tick(1.75) == []
+    assert barge.speech_started(1.8) == []  # still paused: no second PauseBot
+    assert barge.words("can we make it seven", 3.0, final=True) == [Interrupt("can we make it seven")]
 
 
 def test_real_words_interrupt_as_an_interim_once_the_speech_is_longer_than_a_backchannel() -> None:
     """An interim "two people" interrupts once the caller has spoken longer than a backchannel
     (1 s from the VAD's start); before that no interim does, not even a stop word (a partial
     hypothesis of something that short is too often wrong, and the bot is silent meanwhile); a
-    final transcript of real words does."""
+    final transcript of a sentence's words or of a stop word does."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("yeah", 1.2, final=False) == []
@@ -49,27 +66,41 @@ def test_real_words_interrupt_as_an_interim_once_the_speech_is_longer_than_a_bac
     assert early.words("stop", 1.3, final=True) == [Interrupt("stop")]
     final = speaking()
     final.speech_started(1.0)
-    assert final.words("hello", 1.4, final=True) == [Interrupt("hello")]
+    assert final.words("a table please", 1.4, final=True) == [Interrupt("a table please")]
     again = speaking()
     again.speech_started(2.0)
     assert again.words("yeah wait", 2.4, final=True) == [Interrupt("yeah wait")]
 
 
-def test_short_speech_whose_words_the_recognizer_does_not_trust_is_a_backchannel() -> None:
-    """ "Sure." read "to learn" at posteriors of 0.08: short, so the bot resumes and the words are
-    dropped; the same words trusted, or as long as a turn, interrupt."""
+def test_short_speech_of_one_or_two_words_is_a_backchannel_whatever_they_were_heard_as() -> None:
+    """ "Sure." read "to learn" at posteriors of 0.08, "Mm hmm." read "the hand" at 0.9: short and
+    two words, so the bot resumes and the words are dropped; as long as a turn, they interrupt."""
     guessed = Heard.of([("to", 0.1), ("learn", 0.08)], duration_s=1.0)
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("to learn", 1.6, final=True, heard=guessed) == []
-    assert barge.speech_stopped(1.65) == [ResumeBot("to learn")]
-    sure = Heard.of([("to", 0.9), ("learn", 0.8)], duration_s=1.0)
+    barge.speech_stopped(1.65)
+    assert barge.tick(1.95) == [ResumeBot("to learn")]
+    sure = Heard.of([("the", 0.9), ("hand", 0.8)], duration_s=1.0)
     trusted = speaking()
     trusted.speech_started(1.0)
-    assert trusted.words("to learn", 1.6, final=True, heard=sure) == [Interrupt("to learn")]
+    assert trusted.words("the hand", 1.6, final=True, heard=sure) == []
     long = speaking()
     long.speech_started(1.0)
     assert long.words("to learn", 2.2, final=True, heard=guessed) == [Interrupt("to learn")]
+    stopped = speaking()  # the final after the VAD's stop: the stretch's length still counts
+    stopped.speech_started(1.0)
+    stopped.speech_stopped(2.15)
+    assert stopped.words("to learn", 2.2, final=True, heard=guessed) == [Interrupt("to learn")]
+
+
+def test_short_speech_with_a_sentences_words_interrupts_even_if_they_are_wrong() -> None:
+    """ "When do you close?" over the bot is as short as "Okay, sure." but read as three words
+    ("when you close", low posteriors): a turn, not a backchannel."""
+    guessed = Heard.of([("when", 0.3), ("you", 0.4), ("close", 0.2)], duration_s=0.8)
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("when you close", 1.6, final=True, heard=guessed) == [Interrupt("when you close")]
     stop = speaking()  # a trusted stop word stops the bot however short
     stop.speech_started(1.0)
     assert stop.words("stop", 1.3, final=True, heard=Heard.of([("stop", 0.9)])) == [Interrupt("stop")]
@@ -82,7 +113,8 @@ def test_a_short_sound_misheard_as_words_waits_for_its_final_transcript() -> Non
     barge.speech_started(1.0)
     assert barge.words("bring a", 1.25, final=False) == []
     assert barge.words("right", 1.3, final=True) == []
-    assert barge.speech_stopped(1.32) == [ResumeBot("right")]
+    barge.speech_stopped(1.32)
+    assert barge.tick(1.62) == [ResumeBot("right")]
 
 
 def test_a_noise_with_no_words_resumes_the_bot_within_the_bound() -> None:

@@ -19,16 +19,22 @@ The bot is silent from the first ``PauseBot``, so deciding late costs the caller
 backchannel is judged on the audio as well as on the words, since the words of one are the ones
 a phone-line recognizer gets wrong most ("uh huh" read "and", "sure" read "to learn"):
 
-* speech over the bot that lasts longer than ``backchannel_max_s`` (VAD start to now) is a turn,
-  whatever its words: interims interrupt only then (with words that are not all backchannel),
-  and a final transcript of such speech interrupts;
-* a shorter stretch interrupts only on words the recognizer trusts (``confidence.Heard``): a
-  stop word ("wait", "stop"), or anything but backchannel. Short speech whose words it does
-  not trust is a backchannel, and the bot resumes. A transcript that carries no confidence
-  (another STT's) is taken at its word, as before.
+* speech over the bot that lasts longer than ``backchannel_max_s`` (VAD start to its stop, or
+  to now) is a turn, whatever its words: interims interrupt only then (with words that are not
+  all backchannel), and a final transcript of such speech interrupts;
+* a shorter stretch is a turn if it has the syllables of a sentence: ``turn_min_words`` words
+  or more, not all backchannel, whatever they are (the recognizer's words are wrong, their
+  number much less so: "When do you close?" read "when you close", "Uh huh." read "at hand");
+* or if it holds a stop word ("wait", "stop") the recognizer trusts (``confidence.Heard``).
+  Anything else short, one or two words that are no stop word, is a backchannel, and the bot
+  resumes: "Mm hmm." read "the hand" at high confidence as much as a real "Okay.". A transcript
+  that carries no confidence (another STT's) counts as trusted.
 
-With no words ``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot
-resumes. Sans-I/O: the caller calls ``tick`` at ``next_deadline_s()``.
+A backchannel's answer resumes once the caller has been quiet ``resume_quiet_s`` after the VAD's
+stop, not at the stop: "Actually, ..." and "Hold on, ..." pause after their first word, and a bot
+that resumed in that pause talked over the rest of the sentence. With no words ``no_words_s``
+after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O: the caller
+calls ``tick`` at ``next_deadline_s()``.
 """
 
 from __future__ import annotations
@@ -79,10 +85,12 @@ class BargeIn:
         no_words_s: float = 0.6,
         max_pause_s: float = 3.0,
         backchannel_max_s: float = 1.0,
+        turn_min_words: int = 3,
+        resume_quiet_s: float = 0.3,
         trust: float = TRUST,
     ) -> None:
-        if no_words_s <= 0 or max_pause_s <= 0 or backchannel_max_s <= 0:
-            raise ValueError("no_words_s, max_pause_s and backchannel_max_s must be positive")
+        if min(no_words_s, max_pause_s, backchannel_max_s, resume_quiet_s) <= 0 or turn_min_words < 1:
+            raise ValueError("the waits, backchannel_max_s and turn_min_words must be positive")
         self._backchannels = tuple(backchannels)
         self._stop_words = frozenset(stop_words)
         self._no_words_s = no_words_s
@@ -90,8 +98,12 @@ class BargeIn:
         #: VAD start to now: a backchannel is shorter ("Yeah.", "Mm hmm.", "Okay, sure." are
         #: 0.5-0.9 s of speech in hibari's voice, 0.15-0.2 s more from VAD start to its stop)
         self._backchannel_max_s = backchannel_max_s
+        #: words that make short speech a turn (the backchannels above have one or two)
+        self._turn_min_words = turn_min_words
+        self._resume_quiet_s = resume_quiet_s
         self._trust = trust
         self._speaking_since_s: float | None = None
+        self._stretch_s = 0.0  # the last stretch of speech, VAD start to stop
         self._bot_speaking = False
         self._paused_at_s: float | None = None
         self._quiet_since_s: float | None = None
@@ -109,7 +121,8 @@ class BargeIn:
             return None
         due = self._paused_at_s + self._max_pause_s
         if self._quiet_since_s is not None:
-            due = min(due, self._quiet_since_s + self._no_words_s)
+            wait = self._resume_quiet_s if self._heard else self._no_words_s
+            due = min(due, self._quiet_since_s + wait)
         return due
 
     # -- the bot ------------------------------------------------------------------------------
@@ -138,12 +151,12 @@ class BargeIn:
         return [PauseBot()]
 
     def speech_stopped(self, now: float) -> list[BargeInAction]:
+        if self._speaking_since_s is not None:
+            self._stretch_s = now - self._speaking_since_s
         self._speaking_since_s = None
         if self._paused_at_s is None:
             return []
-        if self._heard:  # the final transcript came first, and it was only a backchannel
-            return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
-        self._quiet_since_s = now
+        self._quiet_since_s = now  # a backchannel heard, or words still to come: ``tick`` decides
         return []
 
     def words(self, text: str, now: float, *, final: bool, heard: Heard | None = None) -> list[BargeInAction]:
@@ -152,15 +165,16 @@ class BargeIn:
         said = words_of(text)
         if self._paused_at_s is None or not said:
             return []
-        long = self._speaking_since_s is not None and now - self._speaking_since_s > self._backchannel_max_s
+        since = self._speaking_since_s
+        long = (now - since if since is not None else self._stretch_s) > self._backchannel_max_s
         takes_turn = interrupts(text, self._backchannels, self._stop_words)
         if final:
             trusted = heard is None or heard.trusted(self._trust)
-            if takes_turn and (long or trusted):
+            sentence = len(said) >= self._turn_min_words
+            stop = trusted and any(w in self._stop_words for w in said)
+            if takes_turn and (long or sentence or stop):
                 return self._end([Interrupt(text.strip())], interrupted=True)
-            self._heard.append(text.strip())
-            if self._quiet_since_s is not None:
-                return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+            self._heard.append(text.strip())  # a backchannel: resumed once the caller stays quiet
             return []
         if long and takes_turn:  # interims carry no confidence: only a turn's length makes them sure
             return self._end([Interrupt(text.strip())], interrupted=True)
