@@ -10,9 +10,13 @@ from hypothesis import settings
 
 from tts_service.backends.hibari.backend import HibariBackend
 
-#: whole calls and hour-shaped runs in real time (minutes each): marked ``scenario``. CI runs them on
+#: whole calls, hour-shaped runs and wall-clock pacing judged in real time (seconds to minutes each):
+#: marked ``scenario``, these modules whole and single tests elsewhere by ``@pytest.mark.scenario``
+#: (a whole phone call, a whole example run whose quick twin stays unmarked). CI runs them on
 #: Python 3.11; on 3.12 and 3.13 it runs the rest (``-m "not scenario"``), which is every unit,
-#: server, Pipecat and agent-part test, so a Python difference shows there in minutes.
+#: server, Pipecat, example-start and agent-part test, so a Python difference shows there in
+#: minutes, and it runs them beside the 3.11 suite, where a timing judged on a shared CPU would
+#: only measure the neighbour.
 SCENARIO_MODULES = frozenset(
     {
         "test_soak",
@@ -26,6 +30,7 @@ SCENARIO_MODULES = frozenset(
         "test_context_under_load",
         "test_ws_bad_peers",
         "test_ray_serve",
+        "test_ws_stall",
     }
 )
 

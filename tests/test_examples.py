@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
-import pytest
+from ports import fixed_port
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 7860
@@ -22,9 +21,11 @@ PORT = 7860
 
 def run_example(script: str, ready: str, request: urllib.request.Request) -> tuple[int, str, bytes]:
     """Start ``script``, wait for its ``ready`` line, send ``request``, then SIGINT it."""
-    with socket.socket() as probe:
-        if probe.connect_ex(("127.0.0.1", PORT)) == 0:
-            pytest.fail(f"port {PORT} is taken: the example listens there")
+    with fixed_port(PORT, "the example"):
+        return _run_example(script, ready, request)
+
+
+def _run_example(script: str, ready: str, request: urllib.request.Request) -> tuple[int, str, bytes]:
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "examples" / script)],
         cwd=ROOT,

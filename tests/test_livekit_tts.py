@@ -420,6 +420,7 @@ def said_by_the_assistant(stdout: str) -> tuple[str, bool]:
     return text, "interrupted" in role
 
 
+@pytest.mark.scenario  # the whole example in real time; the interrupted run below is its quick twin
 def test_the_example_says_its_answer_and_the_context_holds_it() -> None:
     answer = example_answer()
     stdout, samples, rate = run_example()

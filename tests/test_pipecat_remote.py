@@ -273,7 +273,8 @@ def test_a_wrong_token_is_a_clear_error_at_the_start() -> None:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("mode", ["local", "remote"])
+# remote: the example's whole call through a second server, a scenario (tests/conftest.py)
+@pytest.mark.parametrize("mode", ["local", pytest.param("remote", marks=pytest.mark.scenario)])
 def test_the_pipecat_example_speaks_in_both_modes(
     mode: str, hibari_backend: Backend, recognizer: Callable[..., str | None], tmp_path: Path
 ) -> None:

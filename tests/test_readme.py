@@ -8,13 +8,12 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
 from pathlib import Path
 
-import pytest
+from ports import fixed_port
 
 ROOT = Path(__file__).resolve().parent.parent
 #: how long the README's main command may take to answer /healthz (the model loads first)
@@ -57,38 +56,36 @@ def test_readme_main_command_answers_a_health_check_in_bounded_time() -> None:
     assert argv[:2] == ["warmline", "serve"], server_command
     executable = shutil.which(argv[0])
     assert executable is not None, "the warmline command is not on PATH: is the package installed?"
-    with socket.socket() as probe:
-        if probe.connect_ex(("127.0.0.1", 8765)) == 0:
-            pytest.fail("port 8765 is taken: the README's server listens there")
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        [executable, *argv[1:]],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    health: dict[str, object] = {}
-    try:
-        while time.monotonic() - started < HEALTHY_WITHIN_S and proc.poll() is None:
-            try:
-                with urllib.request.urlopen("http://127.0.0.1:8765/healthz", timeout=2) as resp:
-                    health = json.loads(resp.read())
-            except OSError:
-                time.sleep(0.2)
-                continue
-            if health.get("status") == "ok":
-                break
-        ready_s = time.monotonic() - started
-    finally:
-        proc.send_signal(signal.SIGINT)
+    with fixed_port(8765, "the README's server"):
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            [executable, *argv[1:]],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        health: dict[str, object] = {}
         try:
-            stdout, stderr = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            stdout, stderr = proc.communicate()
-    assert health.get("status") == "ok" and health.get("model_loaded") is True, (health, stderr[-2000:])
-    assert ready_s < HEALTHY_WITHIN_S
-    assert "serving on http://127.0.0.1:8765/" in stdout
-    assert proc.returncode == 0 and "Traceback" not in stderr, stderr[-2000:]
+            while time.monotonic() - started < HEALTHY_WITHIN_S and proc.poll() is None:
+                try:
+                    with urllib.request.urlopen("http://127.0.0.1:8765/healthz", timeout=2) as resp:
+                        health = json.loads(resp.read())
+                except OSError:
+                    time.sleep(0.2)
+                    continue
+                if health.get("status") == "ok":
+                    break
+            ready_s = time.monotonic() - started
+        finally:
+            proc.send_signal(signal.SIGINT)
+            try:
+                stdout, stderr = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                stdout, stderr = proc.communicate()
+        assert health.get("status") == "ok" and health.get("model_loaded") is True, (health, stderr[-2000:])
+        assert ready_s < HEALTHY_WITHIN_S
+        assert "serving on http://127.0.0.1:8765/" in stdout
+        assert proc.returncode == 0 and "Traceback" not in stderr, stderr[-2000:]

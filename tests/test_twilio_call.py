@@ -135,6 +135,7 @@ def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     asyncio.run(main())
 
 
+@pytest.mark.scenario  # a whole phone call in real time (tests/conftest.py: SCENARIO_MODULES)
 def test_a_phone_call_answers_barges_in_clears_once_and_reports_the_heard_words(
     hibari_backend: Backend, recognizer: Callable[..., str | None]
 ) -> None:
