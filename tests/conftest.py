@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 
 import pytest
@@ -9,6 +10,14 @@ from asr import recognize
 from hypothesis import settings
 
 from tts_service.backends.hibari.backend import HibariBackend
+
+# Tests stop the servers and examples they start with Ctrl-C (SIGINT), as a user would. A process
+# started with SIGINT ignored (a background job of a non-interactive shell: some CI runners, a
+# `cmd &`) passes that on to every child, and a child Python that starts with SIGINT ignored never
+# raises KeyboardInterrupt: the server ran on until the test killed it. A handled signal is reset
+# to its default on exec, so handling it here gives every child the ordinary Ctrl-C.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: whole calls, hour-shaped runs and wall-clock pacing judged in real time (seconds to minutes each):
 #: marked ``scenario``, these modules whole and single tests elsewhere by ``@pytest.mark.scenario``
