@@ -3,8 +3,10 @@
     barge = BargeIn()
     barge.bot_started(now)
     acts = barge.speech_started(now)             # [PauseBot()]: silent within one frame
-    acts = barge.words("yeah", now, final=True)  # [ResumeBot(dropped="yeah")]: only a backchannel
-    acts = barge.words("wait a second", now, final=False)   # [Interrupt("wait a second")]
+    acts = barge.words("yeah", now, final=True)  # []: one or two words, a backchannel so far
+    acts = barge.speech_stopped(now)             # []: the caller may go on
+    acts = barge.tick(now + 0.3)                 # [ResumeBot(dropped="yeah")]: the answer goes on
+    acts = barge.words("when do you close", now, final=True)   # [Interrupt("when do you close")]
 
 Events in, actions out:
 
