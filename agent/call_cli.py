@@ -34,7 +34,7 @@ _TURN_TAKING_ENV = "WARMLINE_TURN_TAKING"
 #: ``agent.server.TURN_TAKING``, spelled out so that the parser needs no Pipecat; the first is the default
 TURN_TAKING_NAMES = ("smart", "fast")
 #: ``agent.stt_choice.STT_CHOICES``, spelled out for the same reason; the first is the default
-STT_NAMES = ("pocketsphinx", "whisper", "openai", "deepgram")
+STT_NAMES = ("whisper-tiny", "pocketsphinx", "whisper", "openai", "deepgram")
 #: where each STT that needs a key finds it
 _STT_KEY_ENV = {"openai": "OPENAI_API_KEY", "deepgram": "DEEPGRAM_API_KEY"}
 
@@ -132,7 +132,8 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument(
         "--demo-grammar",
         action="store_true",
-        help="pocketsphinx: recognize only the demo's phrases (robust on phones)",
+        help="recognize only the demo's phrases: pocketsphinx with a closed grammar "
+        "(instead of the default whisper-tiny)",
     )
     p.add_argument("--public-host", default=None, help="host in the TwiML stream URL (default: Host header)")
     p.add_argument(
@@ -154,10 +155,12 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--stt",
         choices=STT_NAMES,
         default=os.environ.get(_STT_ENV) or STT_NAMES[0],
-        help="speech recognizer: pocketsphinx (offline, nothing to download); whisper (local "
-        "faster-whisper, pip install 'pipecat-ai[whisper]', downloads its weights on first use); openai "
-        "(any OpenAI-compatible transcription endpoint, $OPENAI_API_KEY or --stt-base-url); deepgram "
-        f"(pip install 'pipecat-ai[deepgram]', $DEEPGRAM_API_KEY). Default ${_STT_ENV}, else pocketsphinx",
+        help="speech recognizer: whisper-tiny (offline, whisper tiny.en whose weights come in a wheel, "
+        "its words ready when the caller pauses); pocketsphinx (offline, streaming, less accurate; "
+        "--demo-grammar picks it); whisper (local faster-whisper, pip install 'pipecat-ai[whisper]', "
+        "downloads its weights on first use); openai (any OpenAI-compatible transcription endpoint, "
+        "$OPENAI_API_KEY or --stt-base-url); deepgram (pip install 'pipecat-ai[deepgram]', "
+        f"$DEEPGRAM_API_KEY). Default ${_STT_ENV}, else whisper-tiny",
     )
     p.add_argument("--stt-model", default=None, help="the STT's model (default: the service's own)")
     p.add_argument(

