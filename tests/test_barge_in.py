@@ -135,3 +135,35 @@ def test_after_an_interruption_the_bot_is_silent_so_the_next_speech_is_a_turn() 
     barge.speech_started(1.0)
     assert barge.words("no thanks", 1.4, final=True) == [Interrupt("no thanks")]
     assert barge.speech_started(3.0) == [StartTurn()]
+
+
+def test_words_written_at_a_pause_preview_the_final_and_decide_nothing() -> None:
+    """An interim with confidence (whisper's words at a pause) never interrupts, however long the
+    speech: an interruption decided on it would flush the final queued behind it. The final, a
+    moment later, decides."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    heard = Heard.of([("what", 0.9), ("are", 0.9), ("your", 0.9), ("opening", 0.9), ("hours", 0.9)])
+    assert barge.words("what are your opening hours", 2.2, final=False, heard=heard) == []
+    assert barge.words("what are your opening hours", 2.3, final=True, heard=heard) == [
+        Interrupt("what are your opening hours")
+    ]
+
+
+def test_a_fluent_guess_for_a_short_sound_is_no_sentence() -> None:
+    """Three words or more that a fluent recognizer (whisper) does not trust, over speech as short
+    as a backchannel ("that's what I'm doing" for the "sure" of "Okay, sure."), are resumed over
+    like one; trusted, they interrupt."""
+    words = [("that's", 0.1), ("what", 0.2), ("i'm", 0.3), ("doing", 0.2)]
+    guess = Heard.of(words, duration_s=0.5, fluent=True)
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("that's what i'm doing", 1.5, final=True, heard=guess) == []
+    barge.speech_stopped(1.52)
+    assert barge.tick(1.82) == [ResumeBot("that's what i'm doing")]
+    sure = Heard.of([(w, 0.9) for w, _ in words], duration_s=0.5, fluent=True)
+    trusted = speaking()
+    trusted.speech_started(1.0)
+    assert trusted.words("that's what i'm doing", 1.5, final=True, heard=sure) == [
+        Interrupt("that's what i'm doing")
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.turn_taking.confidence import Heard
 from agent.turn_taking.end_of_turn import (
     EARLY_SLACK_S,
     RESUME_HOLD_S,
@@ -260,3 +261,38 @@ def test_a_click_in_the_pause_holds_the_turn_end_only_until_the_vad_says_it_was_
     now, acts = run_until(turn, 2.0, 5.0)
     assert acts == [Answer("i would like a table for")]
     assert now == 2.0 + RESUME_HOLD_S
+
+
+WORDS_AT_PAUSE = Heard.of([("what", 0.9), ("time", 0.9), ("do", 0.9), ("you", 0.9), ("open", 0.9)])
+
+
+def test_words_written_at_the_pause_start_the_speculation_when_they_come() -> None:
+    """A recognizer that writes its words only at a pause (whisper) sends them some 80 ms after the
+    level's quiet: the speculation starts then, the final words confirm it, one request."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    assert turn.pause_began(1.06, silence_began_s=1.0) == []  # no words yet
+    assert turn.interim("what time do you open", 1.14, WORDS_AT_PAUSE) == [Speculate("what time do you open")]
+    assert turn.transcript("what time do you open", 1.2, WORDS_AT_PAUSE) == []
+    turn.smart_turn(0.97, 1.21)
+    assert turn.speech_stopped(1.22, silence_began_s=1.05) == []
+    now, acts = run_until(turn, 1.22, 5.0)
+    assert acts == [Confirm("what time do you open")] and now == 1.0 + POLICY.complete_gap_s
+    assert turn.speculations == 1
+
+
+def test_words_at_the_pause_that_read_unfinished_drop_a_speculation_and_end_with_the_pause() -> None:
+    """Words at the pause replace a speculation on other words; words that read unfinished (the
+    recognizer's own odds, here) speculate nothing; when the caller goes on, they are forgotten,
+    and a running hypothesis without confidence never starts a speculation in the pause."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.interim("we are looking")  # a streaming recognizer's hypothesis
+    assert turn.pause_began(1.06, silence_began_s=1.0) == [Speculate("we are looking")]
+    looking_for = Heard.of([("we", 0.9), ("are", 0.9), ("looking", 0.9), ("four", 0.5)], unfinished=0.45)
+    assert turn.interim("we are looking four", 1.14, looking_for) == [Cancel()]
+    assert turn.speech_resumed(1.9) == []
+    assert turn.heard_so_far == ""  # the pause's words end at the pause
+    turn.interim("we are looking for something", 2.2)  # no confidence: no action in a pause
+    assert turn.pause_began(2.56, silence_began_s=2.5) == [Speculate("we are looking for something")]
+    assert turn.interim("we are looking for something quiet", 2.6) == []

@@ -24,6 +24,9 @@ from agent.turn_taking.policy import TurnEndPolicy
         ("What is the weather like?", False),  # a wh-question strands its preposition
         ("Who am I speaking to?", False),
         ("Yes, I do.", False),  # a short reply ends on its auxiliary
+        ("Could you tell me where you are?", False),  # so does a question inside a sentence
+        ("Do you know what time it is?", False),
+        ("I was wondering if you are", True),
         ("I think so.", False),
         ("No.", False),  # an answer word, not a determiner
         ("I'll take that.", False),
@@ -131,3 +134,18 @@ def test_unfinished_words_wait_at_any_confidence_within_a_bound_above_every_hesi
     assert 1.0 < policy.unfinished_gap_s <= 1.2
     with pytest.raises(ValueError, match="audio"):
         TurnEndPolicy(audio_gap_s=0.9)
+
+
+def test_the_recognizers_own_odds_of_an_unfinished_ending_wait_like_unfinished_words() -> None:
+    """Words that read complete but whose last word the recognizer gave good odds of being "for"
+    (``Heard.unfinished``) wait the bound; low odds leave the words to decide."""
+    policy = TurnEndPolicy()
+    four = Heard.of([("a", 0.9), ("table", 0.9), ("four", 0.6)], unfinished=0.35)
+    assert policy.verdict("a table four", 0.99, heard=four) == (policy.unfinished_gap_s, "unfinished")
+    assert policy.speculate_after_s("a table four", four) == pytest.approx(
+        policy.unfinished_gap_s - policy.speculate_lead_s
+    )
+    sure = Heard.of([("a", 0.9), ("table", 0.9), ("four", 0.9)], unfinished=0.05)
+    assert policy.verdict("a table four", 0.99, heard=sure) == (policy.complete_gap_s, "complete")
+    with pytest.raises(ValueError, match="probabilit"):
+        TurnEndPolicy(unfinished_probability=1.5)

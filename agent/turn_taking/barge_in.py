@@ -26,7 +26,9 @@ a phone-line recognizer gets wrong most ("uh huh" read "and", "sure" read "to le
   all backchannel), and a final transcript of such speech interrupts;
 * a shorter stretch is a turn if it has the syllables of a sentence: ``turn_min_words`` words
   or more, not all backchannel, whatever they are (the recognizer's words are wrong, their
-  number much less so: "When do you close?" read "when you close", "Uh huh." read "at hand");
+  number much less so: "When do you close?" read "when you close", "Uh huh." read "at hand"),
+  unless they are a guess of a recognizer that writes fluent words for a sound it could not
+  hear (``Heard.fluent``: whisper) and does not trust them;
 * or if it holds a stop word ("wait", "stop") the recognizer trusts (``confidence.Heard``).
   Anything else short, one or two words that are no stop word, is a backchannel, and the bot
   resumes: "Mm hmm." read "the hand" at high confidence as much as a real "Okay.". A transcript
@@ -163,22 +165,32 @@ class BargeIn:
 
     def words(self, text: str, now: float, *, final: bool, heard: Heard | None = None) -> list[BargeInAction]:
         """A transcript (interim or final) of what the caller says over the paused bot, with how
-        far the recognizer trusts it (``heard``; None: it did not say, the words count)."""
+        far the recognizer trusts it (``heard``; None: it did not say, the words count). An
+        interim with confidence is a recognizer's preview at a pause and decides nothing."""
         said = words_of(text)
         if self._paused_at_s is None or not said:
+            return []
+        if not final and heard is not None:
+            # words a recognizer wrote at a pause (whisper): the same words come as the final
+            # at the VAD's stop, a moment later, and decide then. An interruption decided on
+            # this preview would drop that final: Pipecat's interruption flushes the frames
+            # queued behind the one that caused it, and the turn would have no words
             return []
         since = self._speaking_since_s
         long = (now - since if since is not None else self._stretch_s) > self._backchannel_max_s
         takes_turn = interrupts(text, self._backchannels, self._stop_words)
         if final:
             trusted = heard is None or heard.trusted(self._trust)
-            sentence = len(said) >= self._turn_min_words
+            # the number of words counts unless they are a fluent recognizer's guess (whisper wrote
+            # "that's what I'm doing" for the "sure" of "Okay, sure.")
+            counted = trusted or heard is None or not heard.fluent
+            sentence = len(said) >= self._turn_min_words and counted
             stop = trusted and any(w in self._stop_words for w in said)
             if takes_turn and (long or sentence or stop):
                 return self._end([Interrupt(text.strip())], interrupted=True)
             self._heard.append(text.strip())  # a backchannel: resumed once the caller stays quiet
             return []
-        if long and takes_turn:  # interims carry no confidence: only a turn's length makes them sure
+        if long and takes_turn:  # a running hypothesis: only a turn's length makes it sure
             return self._end([Interrupt(text.strip())], interrupted=True)
         return []
 

@@ -13,7 +13,8 @@ by them for more than the policy's bound; "to" is, since a caller who stops on i
 possible to", "I need to") is nearly always choosing the verb. Three endings on such a word are
 finished all the same: a question that opens with a wh-word may strand its preposition ("What is
 the weather like?", "Who am I speaking to?"); a short reply may end on its auxiliary after a
-pronoun ("Yes, I do.", "What time it is"); and "so" after a verb of thinking ("I think so").
+pronoun ("Yes, I do.", "What time it is"), as may a question inside a sentence ("Could you tell
+me where you are?"); and "so" after a verb of thinking ("I think so").
 
 Pure functions over lowercase word lists; no state, no I/O.
 """
@@ -117,8 +118,11 @@ def unfinished(text: str) -> bool:
     stranded = last in PREPOSITIONS and not (last == "to" and before in _BEFORE_INFINITIVE)
     if stranded and words[0] in WH_WORDS and len(words) > 2:
         return False  # "what is the weather like", "who am i speaking to"
-    if last in _AUXILIARIES and before in _SUBJECTS and len(words) <= _SHORT_REPLY_WORDS:
-        return False  # "yes i do", "what time it is"
+    if last in _AUXILIARIES and before in _SUBJECTS:
+        if len(words) <= _SHORT_REPLY_WORDS:
+            return False  # "yes i do", "what time it is"
+        if any(w in WH_WORDS for w in words[-5:-2]):
+            return False  # a question inside the sentence: "could you tell me where you are"
     return not (last == "so" and before in _THINKING)  # "i think so"
 
 

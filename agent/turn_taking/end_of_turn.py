@@ -2,7 +2,7 @@
 
     turn = EndOfTurn(TurnEndPolicy())
     turn.opened(now)                           # the caller's turn began
-    turn.interim("what time do you open")      # the recognizer's running hypothesis
+    turn.interim("what time do you open", now) # the recognizer's running hypothesis
     acts = turn.pause_began(now, silence_began_s=now - 0.06)     # quiet: [Speculate(text)]
     turn.transcript("What time do you open", now, heard)   # heard: the words' confidence
     acts = turn.speech_stopped(now, silence_began_s=now - 0.15)  # the VAD confirms the pause
@@ -24,7 +24,9 @@ silence began.
 A pause is seen twice. ``pause_began`` (``pause.PauseDetector``: the level dropped, some 60 ms
 in) comes first: a turn that reads complete in the recognizer's running hypothesis (``interim``,
 ``EARLY_MIN_WORDS`` words at least) is answered speculatively at once, so the answer is ready by
-the time a human gap has passed. ``speech_resumed`` takes that pause back. ``speech_stopped``
+the time a human gap has passed. A recognizer that writes its words only once the caller pauses
+(whisper) sends them in the pause, with their confidence: the speculation starts then, or starts
+over if it was for other words. ``speech_resumed`` takes that pause back. ``speech_stopped``
 (the VAD confirmed the pause, with its final transcript just before) comes later and is what
 lets a turn end; the silence counts from the earlier of the two starts, unless the level's start
 is more than ``EARLY_SLACK_S`` before the VAD's (then the VAD heard speech the level missed, and
@@ -100,6 +102,8 @@ class EndOfTurn:
         #: when the level heard the caller resume after the VAD's stop (the turn end waits)
         self._held_s: float | None = None
         self._interim = ""
+        #: how far the recognizer trusts ``_interim``: only an interim written at a pause has this
+        self._interim_heard: Heard | None = None
         #: how far the recognizer trusts the last transcript (None: it did not say)
         self._heard: Heard | None = None
         self._probability: float | None = None
@@ -180,6 +184,7 @@ class EndOfTurn:
         """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on."""
         self._silence_began_s = self._early_s = self._held_s = None
         self._interim = ""
+        self._interim_heard = None
         self._probability = None
         return self._drop_speculation()
 
@@ -193,11 +198,22 @@ class EndOfTurn:
             return []
         self._early_s = None
         self._probability = None
+        if self._interim_heard is not None:  # words written at the pause: they end there
+            self._interim, self._interim_heard = "", None
         return self._drop_speculation()
 
-    def interim(self, text: str) -> None:
-        """The recognizer's running hypothesis for the stretch being spoken."""
+    def interim(
+        self, text: str, now: float | None = None, heard: Heard | None = None
+    ) -> list[EndOfTurnAction]:
+        """The recognizer's running hypothesis for the stretch being spoken (``heard``: its
+        confidence, from a recognizer that writes words at a pause). In a pause the level
+        reported, words that read complete are answered speculatively now (``now``: when they
+        came; None, never)."""
         self._interim = text.strip()
+        self._interim_heard = heard
+        if now is None or heard is None or self._early_s is None or self._silence_began_s is not None:
+            return []
+        return self._speculate_early(now)
 
     def pause_began(self, now: float, *, silence_began_s: float) -> list[EndOfTurnAction]:
         """The caller's level dropped at ``silence_began_s`` (seen at ``now``), before the VAD's stop:
@@ -206,16 +222,20 @@ class EndOfTurn:
             return []
         self._early_s = silence_began_s
         self._probability = None
+        return self._speculate_early(now)
+
+    def _speculate_early(self, now: float) -> list[EndOfTurnAction]:
+        """In a pause the level reported: speculate on what the caller said so far if it reads
+        complete, dropping a speculation on other words."""
+        assert self._early_s is not None
         text = self.heard_so_far
-        if (
-            self._open
-            and self._speculate
-            and self._speculation is None
-            and len(words_of(text)) >= EARLY_MIN_WORDS
-            and now >= silence_began_s + self.policy.speculate_after_s(text)
-        ):
-            return self._start_speculation(text)
-        return []
+        if not self._open or not self._speculate or self._speculation == text:
+            return []
+        ready = now >= self._early_s + self.policy.speculate_after_s(text, self._interim_heard)
+        if len(words_of(text)) < EARLY_MIN_WORDS or not ready:
+            stale = self._speculation is not None and self._interim_heard is not None
+            return self._drop_speculation() if stale else []
+        return [*self._drop_speculation(), *self._start_speculation(text)]
 
     def speech_stopped(self, now: float, *, silence_began_s: float) -> list[EndOfTurnAction]:
         """A pause began at ``silence_began_s`` (the VAD confirmed it at ``now``); recorded even
@@ -238,6 +258,7 @@ class EndOfTurn:
         self._segments.append(text)
         self._heard = heard
         self._interim = ""
+        self._interim_heard = None
         acts: list[EndOfTurnAction] = []
         if self._speculation is not None and self._speculation != self.text:
             acts += self._drop_speculation()  # the answer was for other words

@@ -14,7 +14,9 @@ the last transcript's word posteriors, ``confidence.Heard``; None when the STT g
 1. the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
    conjunction, an article, an auxiliary or a filler waits ``unfinished_gap_s``, at any
    confidence: a hesitation missed is a cut-in the caller hears, a false one costs at most this
-   bound (1.2 s, above the longest hesitation of either caller set, 1.0 s). Synthesized speech
+   bound (1.2 s, above the longest hesitation of either caller set, 1.0 s). So does a phrase
+   whose last word the recognizer itself gives at least ``unfinished_probability`` of being such
+   a word (``Heard.unfinished``: whisper's share for "for" where it wrote "four"). Synthesized speech
    and many callers end every phrase with falling prosody, so an audio model alone calls "a
    table for" complete; the words overrule it.
 2. words that are not trusted (``Heard.trusted``: the last word or the words as a whole below
@@ -72,6 +74,11 @@ class TurnEndPolicy:
     barge_in_min_words: int = 3
     #: the word posterior from which the words' cues count (``confidence.Heard.trusted``)
     trust: float = TRUST
+    #: the recognizer's probability of an unfinished last word (``Heard.unfinished``) from which
+    #: the phrase counts as unfinished whatever word it wrote: below even odds, since a missed
+    #: hesitation is a cut-in and a false one costs at most the bound (no complete phrase of the
+    #: tuned callers reaches 0.2 with whisper tiny.en; ``benchmarks/stt_bench.py``)
+    unfinished_probability: float = 0.3
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -79,8 +86,10 @@ class TurnEndPolicy:
             raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
         if not self.complete_gap_s <= self.audio_gap_s <= self.unsure_gap_s:
             raise ValueError("gaps must satisfy complete <= audio <= unsure")
-        if not 0.0 <= self.complete_probability <= 1.0 or self.speculate_lead_s < 0:
-            raise ValueError("complete_probability is a probability; speculate_lead_s not negative")
+        if not 0.0 <= self.complete_probability <= 1.0 or not 0.0 <= self.unfinished_probability <= 1.0:
+            raise ValueError("complete_probability and unfinished_probability are probabilities")
+        if self.speculate_lead_s < 0:
+            raise ValueError("speculate_lead_s must not be negative")
 
     def gap_s(
         self,
@@ -105,7 +114,7 @@ class TurnEndPolicy:
     ) -> tuple[float, str]:
         """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
         "audio", "question" or "complete"."""
-        if unfinished(text):
+        if self.unfinished(text, heard):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
             return self.unsure_gap_s, "unsure"
@@ -120,6 +129,10 @@ class TurnEndPolicy:
             return self.question_gap_s, "question"
         return self.unsure_gap_s, "unsure"
 
+    def unfinished(self, text: str, heard: Heard | None = None) -> bool:
+        """Whether ``text`` reads unfinished, or its recognizer says its last word likely is."""
+        return unfinished(text) or (heard is not None and heard.unfinished >= self.unfinished_probability)
+
     def trusts(self, heard: Heard | None) -> bool:
         """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
         return heard is None or heard.trusted(self.trust)
@@ -127,7 +140,7 @@ class TurnEndPolicy:
     def speculate_after_s(self, text: str, heard: Heard | None = None) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        if unfinished(text):
+        if self.unfinished(text, heard):
             gap = self.unfinished_gap_s
         else:
             gap = self.complete_gap_s if self.trusts(heard) else self.audio_gap_s

@@ -193,7 +193,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             acts = self._barge.speech_stopped(now)
         elif isinstance(frame, InterimTranscriptionFrame):
-            acts = self._barge.words(frame.text, now, final=False)
+            acts = self._barge.words(frame.text, now, final=False, heard=confidence_of(frame.result))
         elif isinstance(frame, TranscriptionFrame):
             acts = self._barge.words(frame.text, now, final=True, heard=confidence_of(frame.result))
         else:
@@ -291,7 +291,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             await self._act(self._turn.speech_stopped(now, silence_began_s=now - frame.stop_secs))
             self._start_scoring()
         elif isinstance(frame, InterimTranscriptionFrame):
-            self._turn.interim(frame.text)
+            await self._act(self._turn.interim(frame.text, now, confidence_of(frame.result)))
         elif isinstance(frame, TranscriptionFrame):
             await self._act(self._turn.transcript(frame.text, now, confidence_of(frame.result)))
         return ProcessFrameResult.CONTINUE
