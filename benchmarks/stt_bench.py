@@ -1,20 +1,26 @@
-"""How well the default STT hears phone callers, and how far its confidence can be trusted.
+"""How well the agent's recognizers hear phone callers, and how far their confidence can be trusted.
 
     python benchmarks/stt_bench.py [--out bench-out]
 
 Every utterance of both ``v2v_sets`` caller sets (questions, barge-ins, backchannels, and each
 hesitation's two halves), through the mu-law line, resampled as ``agent.stt`` does and decoded
-one after another by pocketsphinx's general model, as one call's decoder hears them. Per set:
+one after another as one call's recognizer hears them: whisper tiny.en (the default,
+``agent.tiny_whisper``), and pocketsphinx's general model. Per set:
 
-* the word error rate (WER), for the decoder's settings side by side: the cepstral mean carried
+* the word error rate (WER) of whisper tiny.en, and of pocketsphinx's settings side by side: the
+  cepstral mean carried
   from utterance to utterance (the service's default) or restarted for each one, from today's
   narrowband starting mean or pocketsphinx's own, with or without the second (flat) pass, with
   or without the bounds on the search's size (``agent.stt.GENERAL_MODEL_OPTIONS``);
 * how the word posteriors (``agent.turn_taking.confidence``) separate right words from wrong
   ones: the share of each above ``TRUST``, and their ratio; and how many utterances the
   turn-taking trusts (``Heard.trusted``), and of those how many had their last word right;
-* seconds of CPU per second of audio, and how long the decoder takes to finish an utterance
-  (``end_utt``: the wait between the VAD's stop and the final transcript).
+* how many of the hesitations' unfinished halves ("We are looking for") the turn end reads as
+  unfinished (``TurnEndPolicy.unfinished``: the words, or the recognizer's own odds of an
+  unfinished last word), and how many whole phrases it wrongly reads so;
+* seconds of CPU per second of audio, and how long the recognizer takes to finish an utterance
+  (pocketsphinx's ``end_utt``, whisper's whole transcription: the wait between the VAD's stop and
+  the final transcript, unless whisper already ran at the caller's pause).
 
 Writes ``<out>/stt_bench.json``. The figures are properties of the recognizer and the callers, not
 of the machine, but for the CPU ratio.
@@ -45,22 +51,39 @@ from agent.stt import (  # noqa: E402
     normalize_phrase,
     restart,
 )
+from agent.tiny_whisper import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
+from agent.tiny_whisper import load_tiny_whisper  # noqa: E402
 from agent.turn_taking.confidence import TRUST, Heard  # noqa: E402
+from agent.turn_taking.cues import unfinished  # noqa: E402
+from agent.turn_taking.policy import TurnEndPolicy  # noqa: E402
 from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
+from tts_service.dsp import pcm16_to_float  # noqa: E402
 from tts_service.engine.resample import resample_pcm16  # noqa: E402
 
 RATE = 8000
 #: pocketsphinx's own starting mean, for comparison
 POCKETSPHINX_CMN_INIT = "40,3,-1"
-#: (starting mean, restarted at each utterance, the decoder's own options)
+#: the default recognizer's row
+WHISPER = "whisper tiny.en (the default)"
+#: pocketsphinx's rows: (starting mean, restarted at each utterance, the decoder's own options)
 SETTINGS: dict[str, tuple[str, bool, dict[str, Any]]] = {
-    "the service's (carried, one pass)": (NARROWBAND_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
+    "pocketsphinx (carried, one pass)": (NARROWBAND_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
     "restarted each utterance": (NARROWBAND_CMN_INIT, True, dict(GENERAL_MODEL_OPTIONS)),
     "pocketsphinx's starting mean": (POCKETSPHINX_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
     "with the second (flat) pass": (NARROWBAND_CMN_INIT, False, {**GENERAL_MODEL_OPTIONS, "fwdflat": True}),
     "without the search's bounds": (NARROWBAND_CMN_INIT, False, {"fwdflat": False}),
 }
+
+
+def whisper_hears(line: np.ndarray) -> tuple[Heard, float]:
+    """One utterance with 0.3 s of silence around it, as the STT service gives it to whisper: its
+    words, and the seconds the transcription took."""
+    pad = np.zeros(int(0.3 * RATE), np.int16)
+    samples = pcm16_to_float(resample_pcm16(np.concatenate([pad, line, pad]), RATE, WHISPER_RATE))
+    began = time.perf_counter()
+    heard = load_tiny_whisper().transcribe(samples)
+    return heard, time.perf_counter() - began
 
 
 def utterances(backend: HibariBackend, callers: CallerSet) -> list[tuple[str, np.ndarray]]:
@@ -122,34 +145,48 @@ def aligned(ref: list[str], hyp: list[str]) -> tuple[int, list[bool]]:
 def run(backend: HibariBackend) -> dict[str, Any]:
     from pocketsphinx import Decoder
 
+    policy = TurnEndPolicy()
     report: dict[str, Any] = {}
     for name, callers in CALLER_SETS.items():
         said = utterances(backend, callers)
         audio_s = sum(len(line) for _, line in said) / RATE
         rows: dict[str, Any] = {}
-        for setting, (cmn, restarted, options) in SETTINGS.items():
-            decoder = Decoder(logfn="/dev/null", cmninit=cmn, **options)
+        for setting in (WHISPER, *SETTINGS):
+            if setting != WHISPER:
+                cmn, restarted, options = SETTINGS[setting]
+                decoder = Decoder(logfn="/dev/null", cmninit=cmn, **options)
             finish_s: list[float] = []
             errors = words = 0
             right_p: list[float] = []
             wrong_p: list[float] = []
             trusted = trusted_last_right = 0  # utterances ``Heard.trusted`` takes, and of those
             # the ones whose last word (the one an ending's cue reads) was right
+            halves = halves_unfinished = wholes_unfinished = 0
             began = time.process_time()
             for text, line in said:
-                if restarted:
-                    restart(decoder, cmn)
-                heard, ended_s = decode(decoder, line)
+                if setting == WHISPER:
+                    heard, ended_s = whisper_hears(line)
+                else:
+                    if restarted:
+                        restart(decoder, cmn)
+                    words_heard, ended_s = decode(decoder, line)
+                    heard = Heard.of(words_heard)
                 finish_s.append(ended_s)
                 ref = normalize_phrase(text).split()
-                distance, right = aligned(ref, [w for w, _ in heard])
+                distance, right = aligned(ref, [w for w, _ in heard.words])
                 errors += distance
                 words += len(ref)
-                for (_, p), ok in zip(heard, right, strict=True):
+                for (_, p), ok in zip(heard.words, right, strict=True):
                     (right_p if ok else wrong_p).append(p)
-                if Heard.of(heard).trusted(TRUST):
+                if heard.trusted(TRUST):
                     trusted += 1
                     trusted_last_right += right[-1]
+                reads_unfinished = policy.unfinished(heard.text, heard)
+                if unfinished(text):
+                    halves += 1
+                    halves_unfinished += reads_unfinished
+                else:
+                    wholes_unfinished += reads_unfinished
             rows[setting] = {
                 "wer": errors / words,
                 "words_right": len(right_p),
@@ -158,6 +195,9 @@ def run(backend: HibariBackend) -> dict[str, Any]:
                 "wrong_above_trust": float(np.mean([p >= TRUST for p in wrong_p])) if wrong_p else None,
                 "utterances_trusted": trusted,
                 "trusted_last_word_right": trusted_last_right,
+                "unfinished_halves": halves,
+                "unfinished_halves_read_unfinished": halves_unfinished,
+                "whole_phrases_read_unfinished": wholes_unfinished,
                 "cpu_per_audio_s": (time.process_time() - began) / audio_s,
                 "end_utt_p50_s": float(np.median(finish_s)),
                 "end_utt_p90_s": float(np.quantile(finish_s, 0.9)),
@@ -168,46 +208,48 @@ def run(backend: HibariBackend) -> dict[str, Any]:
 
 def print_report(report: dict[str, Any]) -> None:
     sets = list(report)
-    print(f"{'pocketsphinx general model, 8 kHz line':<58}" + "".join(f"{s:>26}" for s in sets))
-    for setting in SETTINGS:
+    rows = (WHISPER, *SETTINGS)
+    print(f"{'8 kHz mu-law line':<58}" + "".join(f"{s:>26}" for s in sets))
+    for setting in rows:
         print(
             f"{'WER, ' + setting:<58}"
             + "".join(f"{report[s]['settings'][setting]['wer']:>26.2f}" for s in sets)
         )
-    for setting in SETTINGS:
+    for setting in rows:
         cells = [
             f"{report[s]['settings'][setting]['end_utt_p50_s'] * 1000:.0f} / "
             f"{report[s]['settings'][setting]['end_utt_p90_s'] * 1000:.0f}"
             for s in sets
         ]
-        print(f"{'end_utt ms p50/p90, ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
-    default = next(iter(SETTINGS))
-    for label, key in (
-        ("right words above TRUST", "right_above_trust"),
-        ("wrong words above TRUST", "wrong_above_trust"),
-    ):
+        print(f"{'finish ms p50/p90, ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
+    for default in (WHISPER, next(iter(SETTINGS))):
+        print(default)
+        for label, key in (
+            ("right words above TRUST", "right_above_trust"),
+            ("wrong words above TRUST", "wrong_above_trust"),
+        ):
+            cells = []
+            for s in sets:
+                row = report[s]["settings"][default]
+                of = row["words_right" if "right" in key else "words_wrong"]
+                cells.append("-" if row[key] is None else f"{row[key]:.2f} of {of}")
+            print(f"{'  ' + label + f' ({TRUST})':<58}" + "".join(f"{c:>26}" for c in cells))
         cells = []
         for s in sets:
             row = report[s]["settings"][default]
-            cells.append(f"{row[key]:.2f} of {row['words_right' if 'right' in key else 'words_wrong']}")
-        print(f"{label + f' ({TRUST})':<58}" + "".join(f"{c:>26}" for c in cells))
-    ratios = []
-    for s in sets:
-        row = report[s]["settings"][default]
-        ratio = (
-            row["right_above_trust"] / row["wrong_above_trust"] if row["wrong_above_trust"] else float("inf")
-        )
-        ratios.append(f"{ratio:.1f}x")
-    print(f"{'  right / wrong':<58}" + "".join(f"{r:>26}" for r in ratios))
-    cells = []
-    for s in sets:
-        row = report[s]["settings"][default]
-        cells.append(
-            f"{row['utterances_trusted']}/{report[s]['utterances']}, "
-            f"{row['trusted_last_word_right']} last word right"
-        )
-    print(f"{'utterances trusted (Heard.trusted)':<58}" + "".join(f"{c:>26}" for c in cells))
-    for setting in SETTINGS:
+            cells.append(
+                f"{row['utterances_trusted']}/{report[s]['utterances']}, "
+                f"{row['trusted_last_word_right']} last word right"
+            )
+        print(f"{'  utterances trusted (Heard.trusted)':<58}" + "".join(f"{c:>26}" for c in cells))
+        cells = [
+            f"{report[s]['settings'][default]['unfinished_halves_read_unfinished']}"
+            f"/{report[s]['settings'][default]['unfinished_halves']}, "
+            f"{report[s]['settings'][default]['whole_phrases_read_unfinished']} whole too"
+            for s in sets
+        ]
+        print(f"{'  unfinished halves read unfinished':<58}" + "".join(f"{c:>26}" for c in cells))
+    for setting in rows:
         print(
             f"{'CPU s per audio s, ' + setting:<58}"
             + "".join(f"{report[s]['settings'][setting]['cpu_per_audio_s']:>26.3f}" for s in sets)

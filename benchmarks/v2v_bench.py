@@ -14,7 +14,8 @@ grammar) with every act in a voice of its own (speed, pitch, level, line noise).
 quote are the wide set's: nothing was tuned on it.
 
 * ``warmline``: the ``warmline call`` app (``agent.server.create_agent_app``) with its defaults:
-  Silero VAD before a streaming pocketsphinx STT, the agent's turn-taking (``agent.turn_taking``:
+  Silero VAD before whisper tiny.en (its words written when the caller pauses), the agent's
+  turn-taking (``agent.turn_taking``:
   Smart Turn and the words end the turn, a speculative answer held ready, take-back barge-ins),
   the demo responder, ``WarmlineTTSService``, on the real ``/twilio`` endpoint;
 * ``warmline-fast``: the same with ``--turn-taking fast`` (the turn ends at the VAD stop, any
@@ -23,8 +24,9 @@ quote are the wide set's: nothing was tuned on it.
 * ``stock``: ``v2v_stock.stock_app``, the bot Pipecat's docs build (Silero VAD with its default
   turn settings and Smart Turn v3, segmented STT, sentence-mode TTS on the same voice).
 
-All use pocketsphinx's general (open-vocabulary) model, as ``warmline call`` does by default
-(``--demo-grammar``: the demo's closed grammar instead, for every bot), the same responder (first
+All hear with ``warmline call``'s default recognizer, whisper tiny.en (open vocabulary; the stock
+bot runs it on each whole segment after the VAD's stop, as Pipecat's Whisper service does), or
+with ``--demo-grammar`` pocketsphinx on the demo's closed grammar, for every bot; the same responder (first
 token after 50 ms, then 30 tokens/s) and the same hibari voice for the bot. Per bot, from the
 carrier's clock and the bot's ``agent.latency.TurnLatencyObserver`` (one clock for both, in one
 process):
@@ -311,7 +313,7 @@ async def run_bench(turns: int, bots: list[str], sets: list[str], demo_grammar: 
     await asyncio.to_thread(backend.load)
     report: dict[str, Any] = {
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
-        "stt": "pocketsphinx, the demo's closed grammar" if demo_grammar else "pocketsphinx, general model",
+        "stt": "pocketsphinx, the demo's closed grammar" if demo_grammar else "whisper tiny.en",
         "targets": TARGETS,
         "sets": {},
     }

@@ -1,15 +1,16 @@
 """The baseline of ``v2v_bench.py``: a stock Pipecat phone bot, built the way Pipecat's docs build one.
 
-    app = stock_app(backend, phrases=DEMO_PHRASES, observers=list)   # WebSocket /twilio
+    app = stock_app(backend, phrases=None, observers=list)   # WebSocket /twilio
 
 Per call: ``FastAPIWebsocketTransport`` with Pipecat's ``TwilioFrameSerializer`` (20 ms mu-law in,
 ``clear`` on an interruption), Silero VAD with its default parameters inside the user aggregator,
 the default user-turn strategies (VAD start; Smart Turn v3 to end the turn, its model ships in the
-pipecat wheel), a segmented STT (pocketsphinx on the whole utterance once the VAD stops, as
-Pipecat's local Whisper service works), the same demo responder as the agent, and hibari in
-SENTENCE mode (``pipecat_bench.SentenceHibariTTSService``: each sentence synthesized whole).
+pipecat wheel), a segmented STT (the agent's recognizer on the whole utterance once the VAD stops,
+as Pipecat's local Whisper service works: whisper tiny.en, or pocketsphinx with the demo's
+grammar), the same demo responder as the agent, and hibari in SENTENCE mode
+(``pipecat_bench.SentenceHibariTTSService``: each sentence synthesized whole).
 
-Only the STT grammar and the voice are shared with the agent, so the two bots differ in what the
+Only the recognizer and the voice are shared with the agent, so the two bots differ in what the
 benchmark compares: turn-taking, when STT runs, and how the TTS streams. Benchmark scaffolding:
 never imported by the package.
 """
@@ -53,10 +54,36 @@ from agent.stt import (
     build_decoder,
     clean_hypothesis,
 )
+from agent.tiny_whisper import SAMPLE_RATE as TINY_WHISPER_RATE
+from agent.tiny_whisper import load_tiny_whisper
+from tts_service.dsp import pcm16_to_float
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.resample import resample_pcm16
 
 PHONE_RATE = 8000
+
+
+class SegmentedTinyWhisperSTTService(SegmentedSTTService):
+    """whisper tiny.en the way Pipecat runs local STT: the whole segment, after the VAD stop."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("settings", STTSettings(model="whisper-tiny.en", language=Language.EN))
+        super().__init__(**kwargs)
+        self._whisper = load_tiny_whisper()
+
+    @property
+    def wants_wav_segments(self) -> bool:
+        return False  # raw 16-bit PCM
+
+    async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame | None, None]:
+        samples = pcm16_to_float(resample_pcm16(audio, self.sample_rate, TINY_WHISPER_RATE))
+        heard = await asyncio.to_thread(self._whisper.transcribe, samples)
+        if heard.text:
+            yield TranscriptionFrame(
+                heard.text, self._user_id, time_now_iso8601(), Language.EN, finalized=True
+            )
+        else:
+            yield None
 
 
 class SegmentedPocketsphinxSTTService(SegmentedSTTService):
@@ -101,8 +128,8 @@ def stock_app(
     phrases: Sequence[str] | None,
     observers: Callable[[], list[BaseObserver]],
 ) -> Starlette:
-    """A Starlette app with the stock bot on WebSocket ``/twilio`` (``phrases``: a closed grammar
-    for its recognizer; None: pocketsphinx's general model)."""
+    """A Starlette app with the stock bot on WebSocket ``/twilio`` (``phrases``: pocketsphinx with
+    this closed grammar; None: whisper tiny.en, the agent's default)."""
 
     async def twilio(websocket: WebSocket) -> None:
         await websocket.accept()
@@ -120,6 +147,9 @@ def stock_app(
                 audio_in_enabled=True, audio_out_enabled=True, add_wav_header=False, serializer=serializer
             ),
         )
+        stt: SegmentedSTTService = (
+            SegmentedPocketsphinxSTTService(phrases=phrases) if phrases else SegmentedTinyWhisperSTTService()
+        )
         context = LLMContext(messages=[{"role": "system", "content": SYSTEM_PROMPT}])
         user, assistant = LLMContextAggregatorPair(
             context, user_params=LLMUserAggregatorParams(vad_analyzer=SileroVADAnalyzer())
@@ -127,7 +157,7 @@ def stock_app(
         pipeline = Pipeline(
             [
                 transport.input(),
-                SegmentedPocketsphinxSTTService(phrases=phrases),
+                stt,
                 user,
                 DemoResponder(),
                 SentenceHibariTTSService(backend),
@@ -152,4 +182,4 @@ def stock_app(
     return Starlette(routes=[WebSocketRoute("/twilio", twilio)])
 
 
-__all__ = ["SegmentedPocketsphinxSTTService", "stock_app"]
+__all__ = ["SegmentedPocketsphinxSTTService", "SegmentedTinyWhisperSTTService", "stock_app"]
