@@ -101,7 +101,7 @@ class TinyWhisper:
         self._model = fw.WhisperModel(str(path), device="cpu", compute_type="int8", cpu_threads=threads)
         self._features = self._model.feature_extractor
         self._tokenizer = tokenizer_module.Tokenizer(
-            self._model.hf_tokenizer, False, task="transcribe", language="en"
+            self._model.hf_tokenizer, self._model.model.is_multilingual, task="transcribe", language="en"
         )
         self._prompt = [*self._tokenizer.sot_sequence, self._tokenizer.no_timestamps]
         self._eot = self._tokenizer.eot
