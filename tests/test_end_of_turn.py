@@ -231,18 +231,19 @@ def test_a_barge_in_that_pauses_after_its_first_word_is_not_answered_in_that_pau
 
 
 def test_a_caller_who_resumes_just_before_the_bound_is_not_answered_in_their_first_syllable() -> None:
-    """A 1.1 s hesitation: the level hears the caller again at 2.15 s, the VAD confirms them 160 ms
-    later, after the unfinished bound (2.2 s). The turn end waits for the VAD, and the turn goes on."""
+    """A 1.3 s hesitation: the level hears the caller again at 2.35 s, the VAD confirms them 160 ms
+    later, after the unfinished bound (2.4 s). The turn end waits for the VAD, and the turn goes on."""
     turn = EndOfTurn(POLICY)
     turn.opened(0.0)
     turn.transcript("i would like a table for", 0.95)
     turn.speech_stopped(1.15, silence_began_s=1.0)
     assert turn.awaiting_end
-    assert turn.speech_resumed(2.15) == []
-    assert turn.next_deadline_s() == 2.15 + RESUME_HOLD_S
-    _, acts = run_until(turn, 2.15, 2.3)
+    assert 1.0 + POLICY.unfinished_gap_s == 2.4
+    assert turn.speech_resumed(2.35) == []
+    assert turn.next_deadline_s() == 2.35 + RESUME_HOLD_S
+    _, acts = run_until(turn, 2.35, 2.5)
     assert acts == []
-    assert turn.speech_started(2.31) == []
+    assert turn.speech_started(2.51) == []
     assert not turn.awaiting_end
     turn.transcript("two people", 3.0)
     assert turn.speech_stopped(3.1, silence_began_s=3.0) == [Speculate("i would like a table for two people")]
@@ -257,10 +258,10 @@ def test_a_click_in_the_pause_holds_the_turn_end_only_until_the_vad_says_it_was_
     turn.opened(0.0)
     turn.transcript("i would like a table for", 0.95)
     turn.speech_stopped(1.15, silence_began_s=1.0)
-    turn.speech_resumed(2.0)
-    now, acts = run_until(turn, 2.0, 5.0)
+    turn.speech_resumed(2.3)  # just before the bound (2.4 s)
+    now, acts = run_until(turn, 2.3, 5.0)
     assert acts == [Answer("i would like a table for")]
-    assert now == 2.0 + RESUME_HOLD_S
+    assert now == 2.3 + RESUME_HOLD_S
 
 
 WORDS_AT_PAUSE = Heard.of([("what", 0.9), ("time", 0.9), ("do", 0.9), ("you", 0.9), ("open", 0.9)])
