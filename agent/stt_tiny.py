@@ -42,7 +42,7 @@ from tts_service.engine.resample import resample_pcm16
 
 #: the most of one utterance kept for whisper (its window less the silence it is given after)
 MAX_UTTERANCE_S = WINDOW_S - PAD_S
-#: a transcription takes this long at the 99th percentile on 2 cores (``benchmarks/stt_bench.py``)
+#: a transcription takes this long at the 99th percentile on one core (``benchmarks/stt_bench.py``)
 TTFS_P99_S = 0.15
 
 

@@ -2,7 +2,7 @@
 probability, and how likely the phrase ends unfinished.
 
     whisper = load_tiny_whisper()                 # once per process (0.3 s); None if not installed
-    heard = whisper.transcribe(samples_16k)       # float32 at 16 kHz: one phrase, 40-120 ms on 2 cores
+    heard = whisper.transcribe(samples_16k)       # float32 at 16 kHz: one phrase, 40-120 ms on one core
     heard.text, heard.words, heard.unfinished     # "Can you put me down for", [(w, p)...], 0.93
 
 Why: pocketsphinx's general model gets a third to two thirds of a phone caller's words wrong
