@@ -18,6 +18,10 @@ one after another as one call's recognizer hears them: whisper tiny.en (the defa
 * how many of the hesitations' unfinished halves ("We are looking for") the turn end reads as
   unfinished (``TurnEndPolicy.unfinished``: the words, or the recognizer's own odds of an
   unfinished last word), and how many whole phrases it wrongly reads so;
+* on ``v2v_sets.ENDINGS`` (phrases of neither set, three voices each: fragments that stop on an
+  article, whole phrases that end on a pronoun), how many of each the turn end reads unfinished,
+  and whisper's odds of an article where it wrote a pronoun (``Heard.unfinished``), from which
+  ``TurnEndPolicy.article_soundalike_probability`` is chosen;
 * seconds of CPU per second of audio, and how long the recognizer takes to finish an utterance
   (pocketsphinx's ``end_utt``, whisper's whole transcription: the wait between the VAD's stop and
   the final transcript, unless whisper already ran at the caller's pause).
@@ -41,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from v2v_sets import CALLER_SETS, CallerSet  # noqa: E402
+from v2v_sets import CALLER_SETS, ENDINGS, CallerSet  # noqa: E402
 
 from agent.stt import (  # noqa: E402
     DECODER_SAMPLE_RATE,
@@ -54,7 +58,7 @@ from agent.stt import (  # noqa: E402
 from agent.tiny_whisper import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
 from agent.tiny_whisper import load_tiny_whisper  # noqa: E402
 from agent.turn_taking.confidence import TRUST, Heard  # noqa: E402
-from agent.turn_taking.cues import unfinished  # noqa: E402
+from agent.turn_taking.cues import ends_on_article_soundalike, unfinished  # noqa: E402
 from agent.turn_taking.policy import TurnEndPolicy  # noqa: E402
 from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
@@ -206,6 +210,49 @@ def run(backend: HibariBackend) -> dict[str, Any]:
     return report
 
 
+def endings(backend: HibariBackend) -> dict[str, Any]:
+    """How the turn end reads ``ENDINGS`` through whisper: per kind (fragments, whole phrases), how
+    many read unfinished, and the odds of an article where whisper wrote an article's soundalike."""
+    policy = TurnEndPolicy()
+    out: dict[str, Any] = {}
+    for kind, fragment in (("fragments", True), ("wholes", False)):
+        read = 0
+        odds: list[float] = []
+        said = [(text, voice) for text, is_fragment, voice in ENDINGS.said() if is_fragment is fragment]
+        for text, voice in said:
+            heard, _ = whisper_hears(g711.decode(g711.encode(voice.speak(backend, text))))
+            read += policy.unfinished(heard.text, heard)
+            if ends_on_article_soundalike(heard.text):
+                odds.append(heard.unfinished)
+        out[kind] = {
+            "phrases": len(said),
+            "read_unfinished": read,
+            "soundalike_endings": len(odds),
+            "soundalike_odds_min": min(odds, default=None),
+            "soundalike_odds_p10": float(np.quantile(odds, 0.1)) if odds else None,
+            "soundalike_odds_p50": float(np.median(odds)) if odds else None,
+            "soundalike_odds_p90": float(np.quantile(odds, 0.9)) if odds else None,
+            "soundalike_odds_max": max(odds, default=None),
+        }
+    return out
+
+
+def print_endings(report: dict[str, Any]) -> None:
+    threshold = TurnEndPolicy().article_soundalike_probability
+    print(f"endings (v2v_sets.ENDINGS, whisper): article_soundalike_probability {threshold}")
+    for kind, row in report.items():
+        print(f"  {kind:<10} read unfinished {row['read_unfinished']}/{row['phrases']}", end="")
+        if row["soundalike_endings"]:
+            print(
+                f"; written with a soundalike last {row['soundalike_endings']}, article odds"
+                f" min {row['soundalike_odds_min']:.4f} p10 {row['soundalike_odds_p10']:.4f}"
+                f" p50 {row['soundalike_odds_p50']:.4f} p90 {row['soundalike_odds_p90']:.4f}"
+                f" max {row['soundalike_odds_max']:.4f}"
+            )
+        else:
+            print()
+
+
 def print_report(report: dict[str, Any]) -> None:
     sets = list(report)
     rows = (WHISPER, *SETTINGS)
@@ -263,9 +310,11 @@ def main() -> int:
     backend = HibariBackend()
     backend.load()
     report = run(backend)
+    report["endings"] = endings(backend)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "stt_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print_report(report)
+    print_report({name: report[name] for name in CALLER_SETS})
+    print_endings(report["endings"])
     print(f"wrote {args.out / 'stt_bench.json'}")
     return 0
 

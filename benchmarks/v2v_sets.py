@@ -166,4 +166,73 @@ WIDE = CallerSet(
 
 CALLER_SETS: dict[str, CallerSet] = {s.name: s for s in (TUNED, WIDE)}
 
-__all__ = ["CALLER_SETS", "TUNED", "WIDE", "CallerSet", "Voice"]
+
+@dataclass(frozen=True, slots=True)
+class Endings:
+    """Phrases of neither caller set, to choose the turn end's reading of a recognizer's odds on
+    (``benchmarks/stt_bench.py``): fragments that stop on an article or a possessive, and whole
+    phrases that end on a pronoun (the words a misheard article is written as), each said in
+    one varied voice per seed of ``seeds``."""
+
+    fragments: tuple[str, ...]
+    wholes: tuple[str, ...]
+    seeds: tuple[int, ...]
+
+    def said(self) -> list[tuple[str, bool, Voice]]:
+        """(the phrase, whether it is a fragment, its voice) for every phrase in every voice."""
+        out: list[tuple[str, bool, Voice]] = []
+        for seed in self.seeds:
+            voices = CallerSet(
+                name="endings", ask=(), barge=(), hesitate=(), backchannel=(), varied=True, seed=seed
+            )
+            phrases = [(t, True) for t in self.fragments] + [(t, False) for t in self.wholes]
+            out += [(text, fragment, voices.voice(k)) for k, (text, fragment) in enumerate(phrases)]
+        return out
+
+
+ENDINGS = Endings(
+    fragments=(
+        "Could I order the",
+        "Is there a table by the",
+        "We need a room with a",
+        "I'd like to speak to the",
+        "Can we sit on the",
+        "My husband wants the",
+        "Do you have a",
+        "I want to pay with a",
+        "We are bringing a",
+        "Is it far from the",
+        "I'll be there in an",
+        "Could you hold the",
+        "We'd love a seat at the",
+        "I'm calling about my",
+        "Can you send me the",
+        "I want to book a",
+        "Can you give me the",
+        "We'd like to try the",
+        "I'm looking for a",
+        "Could you reserve us a",
+        "What about the",
+        "Do I need a",
+        "Is there an",
+    ),
+    wholes=(
+        "How much is that?",
+        "Can you do it?",
+        "I'll take this.",
+        "Could you call us?",
+        "Please tell them.",
+        "Is that mine?",
+        "Can I have it?",
+        "Do you like this?",
+        "We really loved it.",
+        "Can you repeat that?",
+        "Where do I find them?",
+        "Who can I ask about this?",
+        "Is anybody there?",
+        "We will see you then.",
+    ),
+    seeds=(900, 901, 902),
+)
+
+__all__ = ["CALLER_SETS", "ENDINGS", "TUNED", "WIDE", "CallerSet", "Endings", "Voice"]

@@ -74,6 +74,21 @@ def test_an_unfinished_phrase_reads_unfinished_by_its_words_and_by_the_odds(
     assert heard(hibari_backend, "I would like to book a table for two.").unfinished < 0.1
 
 
+def test_an_article_heard_as_a_pronoun_still_reads_unfinished_by_the_odds(hibari_backend: Backend) -> None:
+    """Whisper writes "can we sit on that" for "Can we sit on the": the words end a sentence, but
+    the odds it gave an article there are ~100 times those it gives one after a pronoun it heard."""
+    policy = TurnEndPolicy()
+    misheard = heard(hibari_backend, "Can we sit on the")
+    assert misheard.text == "can we sit on that"
+    assert misheard.unfinished >= 10 * policy.article_soundalike_probability
+    assert policy.verdict(misheard.text, 0.99, heard=misheard)[1] == "unfinished"
+    for whole in ("How much is that?", "Please tell them.", "Could you call us?"):
+        words = heard(hibari_backend, whole)
+        assert words.text == normalize_phrase(whole)
+        assert words.unfinished <= policy.article_soundalike_probability / 4, words
+        assert policy.verdict(words.text, 0.99, heard=words)[1] == "complete"
+
+
 def test_silence_hiss_and_a_cough_have_no_words() -> None:
     """Whisper writes "Thank you." for sounds it cannot read; the no-speech check keeps them out."""
     whisper = load_tiny_whisper()

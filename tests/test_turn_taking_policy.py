@@ -150,3 +150,19 @@ def test_the_recognizers_own_odds_of_an_unfinished_ending_wait_like_unfinished_w
     assert policy.verdict("a table four", 0.99, heard=sure) == (policy.complete_gap_s, "complete")
     with pytest.raises(ValueError, match="probabilit"):
         TurnEndPolicy(unfinished_probability=1.5)
+
+
+def test_a_pronoun_that_may_be_a_misheard_article_waits_on_smaller_odds() -> None:
+    """A recognizer writes "near them" for "near the": a phrase that ends on such a word reads
+    unfinished on the recognizer's odds of an article at ``article_soundalike_probability``;
+    any other ending needs ``unfinished_probability``."""
+    policy = TurnEndPolicy()
+    them = Heard.of([("a", 0.9), ("table", 0.9), ("near", 0.9), ("them", 0.9)], unfinished=0.02)
+    assert policy.verdict("a table near them", 0.99, heard=them) == (policy.unfinished_gap_s, "unfinished")
+    heard_them = Heard.of([("please", 0.99), ("tell", 0.99), ("them", 0.99)], unfinished=0.0006)
+    assert policy.verdict("please tell them", 0.99, heard=heard_them)[1] == "complete"
+    window = Heard.of([("a", 0.9), ("table", 0.9), ("near", 0.9), ("windows", 0.9)], unfinished=0.02)
+    assert policy.verdict("a table near windows", 0.99, heard=window)[1] == "complete"
+    assert policy.verdict("a table near them", 0.99)[1] == "complete"  # no odds given: the words rule
+    with pytest.raises(ValueError, match="exceed"):
+        TurnEndPolicy(article_soundalike_probability=0.5)

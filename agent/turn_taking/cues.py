@@ -73,6 +73,13 @@ _THINKING: frozenset[str] = _listed("think hope guess believe suppose")
 #: you could") is going on
 _SHORT_REPLY_WORDS = 4
 
+#: words a recognizer with a language model writes at the end of a phrase for an article or a
+#: possessive it heard there ("a table near the" -> "near them", "I was hoping to get a" -> "get
+#: this", "about my" -> "about mine"): before silence, a reduced "the" or "a" sounds like a word
+#: that ends a sentence, and the model prefers a sentence that ends. Such an ending is finished or
+#: not by the recognizer's own odds of an article in its place (``TurnEndPolicy.unfinished``)
+ARTICLE_SOUNDALIKES: frozenset[str] = _listed("this that these those them then there us it mine")
+
 #: words that open a sentence as often as they make one ("Well, ...", "Yes, I would...", "Wait, ...")
 OPENERS: frozenset[str] = _listed(
     "well so okay ok yes yeah yep no nope wait hello hi hey oh ah um uh alright right sure "
@@ -130,6 +137,13 @@ def unfinished(text: str) -> bool:
 _OPENING_FILLERS: frozenset[str] = _listed("yes yeah yep no nope well oh ok okay")
 
 
+def ends_on_article_soundalike(text: str) -> bool:
+    """True when ``text``'s last word is one a recognizer may write for a misheard article
+    (``ARTICLE_SOUNDALIKES``)."""
+    words = words_of(text)
+    return bool(words) and words[-1] in ARTICLE_SOUNDALIKES
+
+
 def question(text: str) -> bool:
     """True when ``text`` is worded as a question: it opens with a wh-word or an inverted
     auxiliary ("Is it sunny today", "Can I bring a dog") and has a few words to it."""
@@ -168,12 +182,14 @@ def interrupts(text: str, phrases: Sequence[str] = BACKCHANNELS, stops: Collecti
 
 
 __all__ = [
+    "ARTICLE_SOUNDALIKES",
     "BACKCHANNELS",
     "CONTINUATIONS",
     "PREPOSITIONS",
     "STOP_WORDS",
     "WH_WORDS",
     "backchannel",
+    "ends_on_article_soundalike",
     "interrupts",
     "opener_only",
     "question",

@@ -18,9 +18,11 @@ the last transcript's word posteriors, ``confidence.Heard``; None when the STT g
    silence in the voice, and the level hears a caller resume 60-100 ms in; at 1.2 s the bot
    answered into "Do you have a table near ... the window?"). So does a phrase
    whose last word the recognizer itself gives at least ``unfinished_probability`` of being such
-   a word (``Heard.unfinished``: whisper's share for "for" where it wrote "four"). Synthesized speech
-   and many callers end every phrase with falling prosody, so an audio model alone calls "a
-   table for" complete; the words overrule it.
+   a word (``Heard.unfinished``: whisper's share for "for" where it wrote "four"), and a phrase
+   that ends on a word a recognizer writes for a misheard article (``cues.ARTICLE_SOUNDALIKES``:
+   "a table near the" heard "near them") when its odds of an article there reach
+   ``article_soundalike_probability``. Synthesized speech and many callers end every phrase with
+   falling prosody, so an audio model alone calls "a table for" complete; the words overrule it.
 2. words that are not trusted (``Heard.trusted``: the last word or the words as a whole below
    ``trust``) decide nothing more: the audio does. Smart Turn's probability at or above
    ``complete_probability`` answers after ``audio_gap_s``; otherwise ``unsure_gap_s``.
@@ -51,7 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent.turn_taking.confidence import TRUST, Heard
-from agent.turn_taking.cues import opener_only, question, unfinished, words_of
+from agent.turn_taking.cues import ends_on_article_soundalike, opener_only, question, unfinished, words_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,11 @@ class TurnEndPolicy:
     #: hesitation is a cut-in and a false one costs at most the bound (no complete phrase of the
     #: tuned callers reaches 0.2 with whisper tiny.en; ``benchmarks/stt_bench.py``)
     unfinished_probability: float = 0.3
+    #: the same odds for a phrase that ends on ``cues.ARTICLE_SOUNDALIKES`` ("them", "this", "us"):
+    #: whisper tiny.en leaves an article 0.01-0.1 % where it heard the pronoun, and 0.1-40 % where
+    #: it wrote one for a misheard "the" or "a"; 0.5 % is chosen on phrases of neither caller set
+    #: (``benchmarks/stt_bench.py``, "endings"), erring towards a wait as above
+    article_soundalike_probability: float = 0.005
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -88,8 +95,11 @@ class TurnEndPolicy:
             raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
         if not self.complete_gap_s <= self.audio_gap_s <= self.unsure_gap_s:
             raise ValueError("gaps must satisfy complete <= audio <= unsure")
-        if not 0.0 <= self.complete_probability <= 1.0 or not 0.0 <= self.unfinished_probability <= 1.0:
-            raise ValueError("complete_probability and unfinished_probability are probabilities")
+        odds = (self.complete_probability, self.unfinished_probability, self.article_soundalike_probability)
+        if not all(0.0 <= p <= 1.0 for p in odds):
+            raise ValueError("complete_probability and the unfinished probabilities are probabilities")
+        if self.article_soundalike_probability > self.unfinished_probability:
+            raise ValueError("article_soundalike_probability must not exceed unfinished_probability")
         if self.speculate_lead_s < 0:
             raise ValueError("speculate_lead_s must not be negative")
 
@@ -132,8 +142,16 @@ class TurnEndPolicy:
         return self.unsure_gap_s, "unsure"
 
     def unfinished(self, text: str, heard: Heard | None = None) -> bool:
-        """Whether ``text`` reads unfinished, or its recognizer says its last word likely is."""
-        return unfinished(text) or (heard is not None and heard.unfinished >= self.unfinished_probability)
+        """Whether ``text`` reads unfinished, or its recognizer says its last word likely is (or may
+        be, when it wrote a word that a misheard article sounds like)."""
+        if unfinished(text):
+            return True
+        if heard is None:
+            return False
+        if heard.unfinished >= self.unfinished_probability:
+            return True
+        soundalike = ends_on_article_soundalike(heard.text)
+        return soundalike and heard.unfinished >= self.article_soundalike_probability
 
     def trusts(self, heard: Heard | None) -> bool:
         """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
