@@ -214,7 +214,12 @@ class UtteranceSTTService(STTService):
             # recognizer found no words in it (noise, a cough, speech outside the grammar).
             logger.info(f"{self}: {self._utterance_s:.2f} s of speech, no words recognised")
             return
-        logger.debug(f"{self}: heard [{text}] in {self._utterance_s:.2f} s of speech")
+        odds = (
+            f" (last word {heard.last_confidence:.2f}, unfinished {heard.unfinished:.4f})"
+            if heard is not None and heard.words
+            else ""
+        )
+        logger.debug(f"{self}: heard [{text}] in {self._utterance_s:.2f} s of speech{odds}")
         self.transcripts.append(text)
         frame = TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN, finalized=True)
         frame.result = heard  # how far the words can be trusted (agent.turn_taking.confidence)
