@@ -214,11 +214,12 @@ def endings(backend: HibariBackend) -> dict[str, Any]:
     """How the turn end reads ``ENDINGS`` through whisper: per kind (fragments, whole phrases), how
     many read unfinished, and the odds of an article where whisper wrote an article's soundalike."""
     policy = TurnEndPolicy()
+    everything = ENDINGS.said()
     out: dict[str, Any] = {}
     for kind, fragment in (("fragments", True), ("wholes", False)):
         read = 0
         odds: list[float] = []
-        said = [(text, voice) for text, is_fragment, voice in ENDINGS.said() if is_fragment is fragment]
+        said = [(text, voice) for text, is_fragment, voice in everything if is_fragment is fragment]
         for text, voice in said:
             heard, _ = whisper_hears(g711.decode(g711.encode(voice.speak(backend, text))))
             read += policy.unfinished(heard.text, heard)
