@@ -1,6 +1,6 @@
 """How well the agent's recognizers hear phone callers, and how far their confidence can be trusted.
 
-    python benchmarks/stt_bench.py [--out bench-out]
+    python benchmarks/stt_bench.py [--out bench-out] [--endings-only]
 
 Every utterance of both ``v2v_sets`` caller sets (questions, barge-ins, backchannels, and each
 hesitation's two halves), through the mu-law line, resampled as ``agent.stt`` does and decoded
@@ -20,8 +20,9 @@ one after another as one call's recognizer hears them: whisper tiny.en (the defa
   unfinished last word), and how many whole phrases it wrongly reads so;
 * on ``v2v_sets.ENDINGS`` (phrases of neither set, three voices each: fragments that stop on an
   article, whole phrases that end on a pronoun), how many of each the turn end reads unfinished,
-  and whisper's odds of an article where it wrote a pronoun (``Heard.unfinished``), from which
-  ``TurnEndPolicy.article_soundalike_probability`` is chosen;
+  whisper's odds of an article where it wrote a pronoun (``Heard.unfinished``), and for each bar
+  of those odds how many of each it misreads: ``TurnEndPolicy.article_soundalike_probability`` is
+  the bar that misreads the fewest (``--endings-only`` runs this part alone, in seconds);
 * seconds of CPU per second of audio, and how long the recognizer takes to finish an utterance
   (pocketsphinx's ``end_utt``, whisper's whole transcription: the wait between the VAD's stop and
   the final transcript, unless whisper already ran at the caller's pause).
@@ -36,6 +37,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -210,24 +212,28 @@ def run(backend: HibariBackend) -> dict[str, Any]:
     return report
 
 
+#: ``article_soundalike_probability`` values the endings are read at: the figures it is chosen on
+SOUNDALIKE_SWEEP = (0.0005, 0.001, 0.0015, 0.002, 0.003, 0.005, 0.01)
+
+
 def endings(backend: HibariBackend) -> dict[str, Any]:
     """How the turn end reads ``ENDINGS`` through whisper: per kind (fragments, whole phrases), how
-    many read unfinished, and the odds of an article where whisper wrote an article's soundalike."""
+    many read unfinished, and the odds of an article where whisper wrote an article's soundalike;
+    and, for each ``SOUNDALIKE_SWEEP`` value of ``article_soundalike_probability``, how many of
+    each it would misread (a fragment read finished is a cut-in, a whole read unfinished a wait
+    of the bound)."""
     policy = TurnEndPolicy()
-    everything = ENDINGS.said()
+    heard_all = [
+        (fragment, whisper_hears(g711.decode(g711.encode(voice.speak(backend, text))))[0])
+        for text, fragment, voice in ENDINGS.said()
+    ]
     out: dict[str, Any] = {}
     for kind, fragment in (("fragments", True), ("wholes", False)):
-        read = 0
-        odds: list[float] = []
-        said = [(text, voice) for text, is_fragment, voice in everything if is_fragment is fragment]
-        for text, voice in said:
-            heard, _ = whisper_hears(g711.decode(g711.encode(voice.speak(backend, text))))
-            read += policy.unfinished(heard.text, heard)
-            if ends_on_article_soundalike(heard.text):
-                odds.append(heard.unfinished)
+        said = [heard for is_fragment, heard in heard_all if is_fragment is fragment]
+        odds = [heard.unfinished for heard in said if ends_on_article_soundalike(heard.text)]
         out[kind] = {
             "phrases": len(said),
-            "read_unfinished": read,
+            "read_unfinished": sum(policy.unfinished(heard.text, heard) for heard in said),
             "soundalike_endings": len(odds),
             "soundalike_odds_min": min(odds, default=None),
             "soundalike_odds_p10": float(np.quantile(odds, 0.1)) if odds else None,
@@ -235,13 +241,30 @@ def endings(backend: HibariBackend) -> dict[str, Any]:
             "soundalike_odds_p90": float(np.quantile(odds, 0.9)) if odds else None,
             "soundalike_odds_max": max(odds, default=None),
         }
+    fragments = [heard for is_fragment, heard in heard_all if is_fragment]
+    wholes = [heard for is_fragment, heard in heard_all if not is_fragment]
+    sweep = []
+    for threshold in SOUNDALIKE_SWEEP:
+        at = replace(policy, article_soundalike_probability=threshold)
+        fragments_missed = sum(not at.unfinished(heard.text, heard) for heard in fragments)
+        wholes_held = sum(at.unfinished(heard.text, heard) for heard in wholes)
+        sweep.append(
+            {
+                "article_soundalike_probability": threshold,
+                "fragments_read_finished": fragments_missed,
+                "wholes_read_unfinished": wholes_held,
+                "misread": fragments_missed + wholes_held,
+            }
+        )
+    out["sweep"] = sweep
     return out
 
 
 def print_endings(report: dict[str, Any]) -> None:
     threshold = TurnEndPolicy().article_soundalike_probability
     print(f"endings (v2v_sets.ENDINGS, whisper): article_soundalike_probability {threshold}")
-    for kind, row in report.items():
+    for kind in ("fragments", "wholes"):
+        row = report[kind]
         print(f"  {kind:<10} read unfinished {row['read_unfinished']}/{row['phrases']}", end="")
         if row["soundalike_endings"]:
             print(
@@ -252,6 +275,15 @@ def print_endings(report: dict[str, Any]) -> None:
             )
         else:
             print()
+    fragments, wholes = report["fragments"]["phrases"], report["wholes"]["phrases"]
+    print("  article_soundalike_probability  fragments read finished  wholes read unfinished  misread")
+    for row in report["sweep"]:
+        mark = "  <- the policy's" if row["article_soundalike_probability"] == threshold else ""
+        print(
+            f"  {row['article_soundalike_probability']:>30.4f}"
+            f"  {row['fragments_read_finished']:>16}/{fragments:<6}"
+            f"  {row['wholes_read_unfinished']:>15}/{wholes:<6}  {row['misread']:>7}{mark}"
+        )
 
 
 def print_report(report: dict[str, Any]) -> None:
@@ -307,14 +339,18 @@ def print_report(report: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
+    parser.add_argument(
+        "--endings-only", action="store_true", help="only the endings (seconds, not the caller sets' minutes)"
+    )
     args = parser.parse_args()
     backend = HibariBackend()
     backend.load()
-    report = run(backend)
+    report = {} if args.endings_only else run(backend)
     report["endings"] = endings(backend)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "stt_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print_report({name: report[name] for name in CALLER_SETS})
+    if not args.endings_only:
+        print_report({name: report[name] for name in CALLER_SETS})
     print_endings(report["endings"])
     print(f"wrote {args.out / 'stt_bench.json'}")
     return 0
