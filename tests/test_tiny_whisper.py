@@ -76,7 +76,8 @@ def test_an_unfinished_phrase_reads_unfinished_by_its_words_and_by_the_odds(
 
 def test_an_article_heard_as_a_pronoun_still_reads_unfinished_by_the_odds(hibari_backend: Backend) -> None:
     """Whisper writes "can we sit on that" for "Can we sit on the": the words end a sentence, but
-    the odds it gave an article there are ~100 times those it gives one after a pronoun it heard."""
+    the odds it gave an article there are ~100 times those it gives one after a pronoun it heard
+    (``benchmarks/stt_bench.py --endings-only`` gives these odds on phrases of three other voices)."""
     policy = TurnEndPolicy()
     misheard = heard(hibari_backend, "Can we sit on the")
     assert misheard.text == "can we sit on that"
@@ -85,7 +86,7 @@ def test_an_article_heard_as_a_pronoun_still_reads_unfinished_by_the_odds(hibari
     for whole in ("How much is that?", "Please tell them.", "Could you call us?"):
         words = heard(hibari_backend, whole)
         assert words.text == normalize_phrase(whole)
-        assert words.unfinished <= policy.article_soundalike_probability / 4, words
+        assert words.unfinished <= policy.article_soundalike_probability / 2, words
         assert policy.verdict(words.text, 0.99, heard=words)[1] == "complete"
 
 

@@ -85,10 +85,12 @@ class TurnEndPolicy:
     unfinished_probability: float = 0.3
     #: the same odds for a phrase that ends on ``cues.ARTICLE_SOUNDALIKES`` ("them", "this", "us"):
     #: whisper tiny.en leaves an article a median 0.06 % where it heard the pronoun (90 % under
-    #: 0.35 %), and 3.4 % where it wrote one for a misheard "the" or "a" (90 % above 0.43 %). 0.5 %
-    #: is chosen on phrases of neither caller set (``benchmarks/stt_bench.py``, "endings": 60 of 69
-    #: fragments wait, and 2 of 42 whole phrases), erring towards a wait as above
-    article_soundalike_probability: float = 0.005
+    #: 0.35 %), and 3.4 % where it wrote one for a misheard "the" or "a" (90 % above 0.43 %). The
+    #: value misreads the fewest phrases of neither caller set (``benchmarks/stt_bench.py
+    #: --endings-only``: at 0.15-0.2 % 8 of 111, 2 of 69 fragments read finished and 6 of 42 whole
+    #: phrases unfinished; at 0.5 % 11, at 0.1 % 15); a whole phrase read unfinished waits the
+    #: bound, and most that do were misheard elsewhere too ("if that mine")
+    article_soundalike_probability: float = 0.002
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
