@@ -223,17 +223,16 @@ def endings(backend: HibariBackend) -> dict[str, Any]:
     each it would misread (a fragment read finished is a cut-in, a whole read unfinished a wait
     of the bound)."""
     policy = TurnEndPolicy()
-    heard_all = [
-        (fragment, whisper_hears(g711.decode(g711.encode(voice.speak(backend, text))))[0])
-        for text, fragment, voice in ENDINGS.said()
-    ]
+    heard: dict[str, list[Heard]] = {"fragments": [], "wholes": []}
+    for text, fragment, voice in ENDINGS.said():
+        line = g711.decode(g711.encode(voice.speak(backend, text)))
+        heard["fragments" if fragment else "wholes"].append(whisper_hears(line)[0])
     out: dict[str, Any] = {}
-    for kind, fragment in (("fragments", True), ("wholes", False)):
-        said = [heard for is_fragment, heard in heard_all if is_fragment is fragment]
-        odds = [heard.unfinished for heard in said if ends_on_article_soundalike(heard.text)]
+    for kind, said in heard.items():
+        odds = [words.unfinished for words in said if ends_on_article_soundalike(words.text)]
         out[kind] = {
             "phrases": len(said),
-            "read_unfinished": sum(policy.unfinished(heard.text, heard) for heard in said),
+            "read_unfinished": sum(policy.unfinished(words.text, words) for words in said),
             "soundalike_endings": len(odds),
             "soundalike_odds_min": min(odds, default=None),
             "soundalike_odds_p10": float(np.quantile(odds, 0.1)) if odds else None,
@@ -241,13 +240,11 @@ def endings(backend: HibariBackend) -> dict[str, Any]:
             "soundalike_odds_p90": float(np.quantile(odds, 0.9)) if odds else None,
             "soundalike_odds_max": max(odds, default=None),
         }
-    fragments = [heard for is_fragment, heard in heard_all if is_fragment]
-    wholes = [heard for is_fragment, heard in heard_all if not is_fragment]
     sweep = []
     for threshold in SOUNDALIKE_SWEEP:
         at = replace(policy, article_soundalike_probability=threshold)
-        fragments_missed = sum(not at.unfinished(heard.text, heard) for heard in fragments)
-        wholes_held = sum(at.unfinished(heard.text, heard) for heard in wholes)
+        fragments_missed = sum(not at.unfinished(words.text, words) for words in heard["fragments"])
+        wholes_held = sum(at.unfinished(words.text, words) for words in heard["wholes"])
         sweep.append(
             {
                 "article_soundalike_probability": threshold,
