@@ -33,7 +33,7 @@ _STT_ENV = "WARMLINE_STT"
 _TURN_TAKING_ENV = "WARMLINE_TURN_TAKING"
 #: ``agent.server.TURN_TAKING``, spelled out so that the parser needs no Pipecat; the first is the default
 TURN_TAKING_NAMES = ("smart", "fast")
-#: ``agent.stt_choice.STT_CHOICES``, spelled out for the same reason; the first is the default
+#: ``agent.stt.choice.STT_CHOICES``, spelled out for the same reason; the first is the default
 STT_NAMES = ("whisper-tiny", "pocketsphinx", "whisper", "openai", "deepgram")
 #: where each STT that needs a key finds it
 _STT_KEY_ENV = {"openai": "OPENAI_API_KEY", "deepgram": "DEEPGRAM_API_KEY"}

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from agent.call_cli import add_call_command
-from transports.ws.cli import add_serve_command
+from transports.serve_cli import add_serve_command
 from tts_service.cli import add_engine_commands
 from tts_service.errors import WarmlineError
 

@@ -48,7 +48,7 @@ from pipecat.processors.aggregators.llm_response_universal import LLMAssistantAg
 from pipecat.processors.frame_processor import FrameDirection
 
 from agent.responder import last_user_text
-from tts_service.pipecat_frames import BotOutputPauseFrame, SpeculativeAnswerFrame
+from tts_service.pipecat.frames import BotOutputPauseFrame, SpeculativeAnswerFrame
 
 #: frame ids remembered to count each frame once (a frame crosses every processor within ms)
 _SEEN_WINDOW = 512

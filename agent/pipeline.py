@@ -55,11 +55,11 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 from agent.responder import DemoResponder
-from agent.stt_choice import stt_factory
+from agent.stt.choice import stt_factory
 from agent.turn_taking.strategies import TurnTaking, TurnTakingConfig
 from agent.vad import EnergyGatedVADAnalyzer, silero_vad
 from tts_service.engine.session import SessionConfig
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("warmline.agent")

@@ -56,7 +56,7 @@ from transports.twilio.server import TwilioSettings, twilio_routes
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.webrtc.pausable_output import PausableWebRTCOutput
 from transports.ws.metrics import CONTENT_TYPE
-from tts_service.pipecat_compat import silero_session, smallwebrtc_transport, smart_turn_session
+from tts_service.pipecat.compat import silero_session, smallwebrtc_transport, smart_turn_session
 from tts_service.runtime import EngineRuntime
 
 log = logging.getLogger("warmline.agent")

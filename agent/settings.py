@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pipecat.processors.frame_processor import FrameProcessor
 
 from agent.pipeline import AgentParts
-from agent.stt_choice import DEFAULT_STT, STTFactory, stt_factory
+from agent.responder import DEMO_PHRASES
+from agent.stt.choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
 from tts_service.errors import InvalidInputError
@@ -55,7 +56,7 @@ class AgentSettings:
     #: "smart" (default): turn ends by silence, Smart Turn and the words, a speculative answer held
     #: ready, take-back barge-ins; "fast": the turn ends at the VAD stop, any speech interrupts
     turn_taking: str = "smart"
-    #: the STT by its name in ``stt_choice.STT_CHOICES``: "whisper-tiny" (default, offline),
+    #: the STT by its name in ``agent.stt.choice.STT_CHOICES``: "whisper-tiny" (default, offline),
     #: "pocketsphinx" (offline, streaming), "whisper", "openai" (any OpenAI-compatible endpoint) or
     #: "deepgram"
     stt: str = DEFAULT_STT
@@ -76,7 +77,7 @@ class AgentSettings:
             model=self.stt_model,
             base_url=self.stt_base_url,
             api_key=self.stt_api_key,
-            demo_grammar=self.demo_grammar,
+            grammar=DEMO_PHRASES if self.demo_grammar else None,
         )
 
 

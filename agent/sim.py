@@ -48,7 +48,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.transports.base_transport import BaseTransport
 from pipecat.workers.runner import WorkerRunner
 
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 
 #: slack when comparing played seconds with a cut point (float sums of 80 ms frames)
 _EPS_S = 1e-9

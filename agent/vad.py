@@ -20,7 +20,7 @@ the loudness below which nothing counts as speech. The values come from
 
 An analyzer learns its stream's sample rate from the pipeline's setup; a rate it cannot analyze
 fails there, with a ``ValueError`` naming the rates it can. Every Silero analyzer runs on one
-ONNX session per process (``pipecat_compat.silero_session``, loaded off the loop when the agent
+ONNX session per process (``tts_service.pipecat.compat.silero_session``, loaded off the loop when the agent
 server starts); each keeps its own recurrent state. WebRTC's VAD has no model.
 """
 
@@ -33,7 +33,7 @@ import webrtcvad
 from pipecat.audio.vad.vad_analyzer import VADAnalyzer, VADParams, VADState
 
 from tts_service.dsp import pcm16_dbfs
-from tts_service.pipecat_compat import shared_silero_analyzer
+from tts_service.pipecat.compat import shared_silero_analyzer
 
 #: speech that confirms the caller started talking (and so interrupts the bot)
 VAD_START_S = 0.1

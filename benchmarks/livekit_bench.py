@@ -45,7 +45,7 @@ from livekit.agents import tts  # noqa: E402
 
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.benchmark.texts import BOOKING_ANSWERS, word_pieces  # noqa: E402
-from tts_service.livekit_tts import WarmlineTTS  # noqa: E402
+from tts_service.livekit.tts import WarmlineTTS  # noqa: E402
 
 
 async def one_answer(voice: tts.TTS, text: str, tokens_per_s: float) -> tuple[float, float, float]:

@@ -59,7 +59,7 @@ from pipecat.workers.runner import WorkerRunner  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.turns import Turn  # noqa: E402
 from tts_service.engine.types import SpeechFrame  # noqa: E402
-from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
+from tts_service.pipecat.service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
 
 RATE = 24000

@@ -69,7 +69,7 @@ from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.turns import Turn
 from tts_service.engine.types import SpeechFrame, float_to_pcm16
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 SAMPLE_RATE = 24000

@@ -48,7 +48,7 @@ from soak import server  # noqa: E402  (the servers as processes of their own, a
 
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.benchmark.texts import BOOKING_ANSWERS, word_pieces  # noqa: E402
-from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
+from tts_service.pipecat.service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
 
 SAMPLE_RATE = 16000

@@ -3,15 +3,15 @@
     python benchmarks/stt_bench.py [--out bench-out] [--endings-only]
 
 Every utterance of both ``v2v_sets`` caller sets (questions, barge-ins, backchannels, and each
-hesitation's two halves), through the mu-law line, resampled as ``agent.stt`` does and decoded
+hesitation's two halves), through the mu-law line, resampled as ``agent.stt.sphinx`` does and decoded
 one after another as one call's recognizer hears them: whisper tiny.en (the default,
-``agent.tiny_whisper``), and pocketsphinx's general model. Per set:
+``agent.stt.tiny_model``), and pocketsphinx's general model. Per set:
 
 * the word error rate (WER) of whisper tiny.en, and of pocketsphinx's settings side by side: the
   cepstral mean carried
   from utterance to utterance (the service's default) or restarted for each one, from today's
   narrowband starting mean or pocketsphinx's own, with or without the second (flat) pass, with
-  or without the bounds on the search's size (``agent.stt.GENERAL_MODEL_OPTIONS``);
+  or without the bounds on the search's size (``agent.stt.sphinx.GENERAL_MODEL_OPTIONS``);
 * how the word posteriors (``agent.turn_taking.confidence``) separate right words from wrong
   ones: the share of each above ``TRUST``, and their ratio; and how many utterances the
   turn-taking trusts (``Heard.trusted``), and of those how many had their last word right;
@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from v2v_sets import CALLER_SETS, ENDINGS, CallerSet  # noqa: E402
 
-from agent.stt import (  # noqa: E402
+from agent.stt.sphinx import (  # noqa: E402
     DECODER_SAMPLE_RATE,
     GENERAL_MODEL_OPTIONS,
     NARROWBAND_CMN_INIT,
@@ -57,8 +57,8 @@ from agent.stt import (  # noqa: E402
     normalize_phrase,
     restart,
 )
-from agent.tiny_whisper import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
-from agent.tiny_whisper import load_tiny_whisper  # noqa: E402
+from agent.stt.tiny_model import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
+from agent.stt.tiny_model import load_tiny_whisper  # noqa: E402
 from agent.turn_taking.confidence import TRUST, Heard  # noqa: E402
 from agent.turn_taking.cues import ends_on_article_soundalike, unfinished  # noqa: E402
 from agent.turn_taking.policy import TurnEndPolicy  # noqa: E402

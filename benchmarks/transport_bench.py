@@ -60,7 +60,7 @@ from tts_service import g711  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.engine.session import SessionConfig, SessionState  # noqa: E402
 from tts_service.engine.types import Output, Paused, Resumed, SpeechFrame  # noqa: E402
-from tts_service.pipecat_service import WarmlineTTSService  # noqa: E402
+from tts_service.pipecat.service import WarmlineTTSService  # noqa: E402
 from tts_service.runtime import EngineRuntime, RuntimeSession  # noqa: E402
 from tts_service.speech import spoken_pcm  # noqa: E402
 

@@ -90,7 +90,7 @@ from agent.latency import TurnLatencyObserver  # noqa: E402
 from agent.pipeline import AgentParts  # noqa: E402
 from agent.responder import DEMO_PHRASES  # noqa: E402
 from agent.server import AgentSettings, create_agent_app  # noqa: E402
-from agent.stt_choice import stt_factory  # noqa: E402
+from agent.stt.choice import stt_factory  # noqa: E402
 from agent.vad import VAD_ANALYZERS  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.twilio.carrier import Carrier  # noqa: E402
@@ -142,7 +142,7 @@ async def run_warmline(
         parts = AgentParts(
             runtime=runtime,
             vad=VAD_ANALYZERS[vad],
-            stt=stt_factory(demo_grammar=demo_grammar),  # what ``warmline call`` builds
+            stt=stt_factory(grammar=DEMO_PHRASES if demo_grammar else None),  # what ``warmline call`` builds
             observers=make_observers,
         )
         if fast:  # what ``--turn-taking fast`` builds

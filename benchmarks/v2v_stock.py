@@ -47,15 +47,15 @@ from starlette.websockets import WebSocket
 
 from agent.pipeline import SYSTEM_PROMPT
 from agent.responder import DemoResponder
-from agent.stt import (
+from agent.stt.sphinx import (
     DECODER_SAMPLE_RATE,
     NARROWBAND_CMN_INIT,
     WIDEBAND_CMN_INIT,
     build_decoder,
     clean_hypothesis,
 )
-from agent.tiny_whisper import SAMPLE_RATE as TINY_WHISPER_RATE
-from agent.tiny_whisper import load_tiny_whisper
+from agent.stt.tiny_model import SAMPLE_RATE as TINY_WHISPER_RATE
+from agent.stt.tiny_model import load_tiny_whisper
 from tts_service.dsp import pcm16_to_float
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.resample import resample_pcm16

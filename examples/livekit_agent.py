@@ -2,7 +2,7 @@
 
 In a LiveKit agent you already have (``pip install 'warmline[livekit]'``), the change is the TTS::
 
-    from tts_service.livekit_tts import WarmlineTTS
+    from tts_service.livekit.tts import WarmlineTTS
 
     session = AgentSession(
         stt=deepgram.STT(),
@@ -53,7 +53,7 @@ from livekit.agents import Agent, AgentSession, JobExecutorType, JobProcess
 from livekit.agents.voice import io
 from livekit.agents.voice.transcription import TranscriptSynchronizer
 
-from tts_service.livekit_tts import WarmlineTTS
+from tts_service.livekit.tts import WarmlineTTS
 
 ANSWER = (
     "Sure, I can help with that. We have a table for two at eight tonight, "

@@ -2,7 +2,7 @@
 
 In a bot you already have, the change is the TTS line::
 
-    from tts_service.pipecat_service import WarmlineTTSService
+    from tts_service.pipecat.service import WarmlineTTSService
 
     tts = WarmlineTTSService(voice="heart")  # was e.g. CartesiaTTSService(api_key=..., voice_id=...)
 
@@ -54,7 +54,7 @@ from pipecat.processors.aggregators.llm_response_universal import LLMContextAggr
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 
 ANSWER = (
     "Sure, I can help with that. Your table for two is booked for seven thirty tonight, "

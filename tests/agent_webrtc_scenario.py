@@ -41,7 +41,7 @@ from webrtc_call_scenario import (
 from agent.pipeline import AgentParts
 from agent.responder import DEMO_PHRASES
 from agent.server import GOODBYE_LEAD_S, AgentSettings, create_agent_app
-from agent.stt import PocketsphinxSTTService
+from agent.stt.sphinx import PocketsphinxSTTService
 from transports.drain import Drain
 from transports.serve import serving
 from transports.ws.settings import ServerSettings

@@ -34,7 +34,7 @@ from websockets.asyncio.client import connect
 from agent.pipeline import AgentParts
 from agent.responder import DEMO_INTENTS, DEMO_PHRASES, FALLBACK, pick_intent
 from agent.server import AgentSettings, create_agent_app
-from agent.stt import PocketsphinxSTTService
+from agent.stt.sphinx import PocketsphinxSTTService
 from transports.serve import serving
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier

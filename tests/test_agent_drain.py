@@ -31,7 +31,7 @@ from websockets.exceptions import ConnectionClosed
 from agent.pipeline import AgentParts
 from agent.responder import DEMO_INTENTS, DEMO_PHRASES, pick_intent
 from agent.server import GOODBYE, GOODBYE_LEAD_S, AgentSettings, create_agent_app
-from agent.stt import PocketsphinxSTTService
+from agent.stt.sphinx import PocketsphinxSTTService
 from transports.drain import Drain
 from transports.serve import serving
 from transports.twilio.carrier import Carrier

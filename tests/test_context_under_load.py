@@ -39,7 +39,7 @@ from pipecat.workers.runner import WorkerRunner
 from toy_backends import ToneBackend
 
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 ANSWER = "Sure, I can help with that. The store opens at nine tomorrow morning. See you there!"

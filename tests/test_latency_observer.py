@@ -17,7 +17,7 @@ from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.frame_processor import FrameDirection
 
 from agent.latency import TurnLatencyObserver
-from tts_service.pipecat_frames import BotOutputPauseFrame, SpeculativeAnswerFrame
+from tts_service.pipecat.frames import BotOutputPauseFrame, SpeculativeAnswerFrame
 
 DOWN = FrameDirection.DOWNSTREAM
 

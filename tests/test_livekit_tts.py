@@ -1,4 +1,4 @@
-"""The LiveKit Agents plugin (``tts_service.livekit_tts``) through livekit-agents' own classes.
+"""The LiveKit Agents plugin (``tts_service.livekit.tts``) through livekit-agents' own classes.
 
 No LiveKit server: LiveKit's ``SynthesizeStream`` / ``ChunkedStream`` machinery (its
 ``AudioEmitter``, re-framing, segments, metrics and error handling) runs as in an agent, and the
@@ -35,7 +35,7 @@ from livekit.agents import voice as voice_agent  # noqa: E402
 from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT  # noqa: E402
 from livekit.agents.voice import io  # noqa: E402
 
-from tts_service.livekit_tts import WarmlineTTS  # noqa: E402
+from tts_service.livekit.tts import WarmlineTTS  # noqa: E402
 
 FIRST = "I would like to book a table for two people tonight."
 SECOND = "Thank you for calling, we will see you soon."
@@ -449,6 +449,8 @@ def example_answer() -> str:
 
 
 def test_the_installed_livekit_agents_is_the_tested_release_line() -> None:
-    from tts_service.livekit_compat import TESTED_LIVEKIT
+    from tts_service.livekit.compat import TESTED_LIVEKIT
 
-    assert TESTED_LIVEKIT.check(), f"livekit-agents {TESTED_LIVEKIT.installed}: re-check livekit_compat"
+    assert TESTED_LIVEKIT.check(), (
+        f"livekit-agents {TESTED_LIVEKIT.installed}: re-check tts_service/livekit/compat.py"
+    )

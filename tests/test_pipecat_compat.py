@@ -1,4 +1,4 @@
-"""The contract of ``tts_service.pipecat_compat``: Pipecat's internals it relies on are still there.
+"""The contract of ``tts_service.pipecat.compat``: Pipecat's internals it relies on are still there.
 
 Each test names the internal it checks; a Pipecat release that changes one fails here, loudly,
 before it changes how a call behaves.
@@ -19,7 +19,7 @@ from pipecat.transports.smallwebrtc.connection import SmallWebRTCConnection
 
 from agent.vad import vad_params
 from transports.webrtc.pausable_output import PausableWebRTCOutput
-from tts_service import pipecat_compat as compat
+from tts_service.pipecat import compat
 from tts_service.tested_version import TestedVersion
 
 

@@ -42,8 +42,8 @@ from transports.ws.settings import ServerSettings
 from tts_service.engine.config import SessionConfig
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import SessionState
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.remote.session import RemoteSession
 from tts_service.remote.wire_session import CONNECTION_LOST
 from tts_service.runtime import EngineRuntime

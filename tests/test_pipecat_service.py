@@ -57,7 +57,7 @@ from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import SpeechFrame, frame_samples
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 TIMEOUT_S = 30.0

@@ -258,7 +258,7 @@ def test_the_remote_pipecat_service_on_the_ray_deployment_records_exactly_what_w
     from test_pipecat_service import TIMEOUT_S, Call, running, tokens
     from test_turn_taking_pipeline import until
 
-    from tts_service.pipecat_service import WarmlineTTSService
+    from tts_service.pipecat.service import WarmlineTTSService
 
     first, second = "i can help you with that, let me check the schedule for tomorrow.", SENTENCES[3] + "."
     audio: list[bytes] = []

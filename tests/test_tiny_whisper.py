@@ -17,10 +17,10 @@ from pipecat.frames.frames import Frame, InterimTranscriptionFrame, Transcriptio
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from agent.decoders import normalize_phrase
 from agent.sim import feed_audio
-from agent.stt_tiny import TinyWhisperSTTService
-from agent.tiny_whisper import SAMPLE_RATE, TinyWhisper, _cut_repeat, load_tiny_whisper, model_dir
+from agent.stt.sphinx_decoders import normalize_phrase
+from agent.stt.tiny import TinyWhisperSTTService
+from agent.stt.tiny_model import SAMPLE_RATE, TinyWhisper, _cut_repeat, load_tiny_whisper, model_dir
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.vad import silero_vad

@@ -37,8 +37,8 @@ from agent.responder import DemoResponder, pick_intent
 from agent.sim import Playback
 from agent.turn_taking.speculation import SpeculationRelay
 from tts_service.engine.session import SessionState
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 TIMEOUT_S = 30.0

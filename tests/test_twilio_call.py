@@ -45,7 +45,7 @@ from tts_service import g711
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import SpeechFrame
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 QUESTION_1 = "What time does the store open?"

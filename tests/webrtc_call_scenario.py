@@ -49,7 +49,7 @@ from transports.serve import serving
 from transports.webrtc.endpoint import OPUS_SAMPLE_RATE, WebRTCEndpoint, call_page_routes, webrtc_params
 from transports.ws.settings import ServerSettings
 from tts_service.backends.hibari.backend import HibariBackend
-from tts_service.pipecat_service import WarmlineTTSService
+from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
 ANSWER = "The store opens at nine tomorrow morning."

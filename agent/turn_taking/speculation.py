@@ -42,7 +42,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from tts_service.pipecat_frames import SpeculativeAnswerFrame
+from tts_service.pipecat.frames import SpeculativeAnswerFrame
 
 
 @dataclass(slots=True)

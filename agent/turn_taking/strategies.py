@@ -60,8 +60,8 @@ from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, En
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats
-from tts_service.pipecat_compat import shared_smart_turn_analyzer
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.compat import shared_smart_turn_analyzer
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
 
 
 @dataclass(frozen=True, slots=True)

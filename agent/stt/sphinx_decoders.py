@@ -1,4 +1,4 @@
-"""pocketsphinx decoders for ``agent.stt``: how one is built, settled, restarted and pooled.
+"""pocketsphinx decoders for ``agent.stt.sphinx``: how one is built, settled, restarted and pooled.
 
     pool = DecoderPool(phrases=DEMO_PHRASES)      # or DecoderPool() for the general model
     decoder = pool.take(NARROWBAND_CMN_INIT)      # as a new decoder hears (blocking: off the loop)

@@ -15,7 +15,7 @@ frame                          on the turns
 ``InterruptionFrame``          a speculation that is not coming any more: the next answer is not held
 =============================  ===================================================================
 
-``agent.turn_taking`` sends them (``tts_service.pipecat_frames`` defines Warmline's); without them
+``agent.turn_taking`` sends them (``tts_service.pipecat.frames`` defines Warmline's); without them
 nothing here ever acts. One of the Pipecat modules of ``tts_service``
 (``docs/ARCHITECTURE.md`` lists them).
 """
@@ -28,7 +28,7 @@ from pipecat.frames.frames import Frame as PipecatFrame
 from pipecat.frames.frames import InterruptionFrame, UserStoppedSpeakingFrame
 
 from tts_service.engine.turns import Conversation
-from tts_service.pipecat_frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
 
 #: calls one turn-model verb and says whether the engine took it (the service logs a refusal)
 Verb = Callable[..., bool]

@@ -15,7 +15,7 @@ keeps its last 26 s. The service reads the input as it came (the streaming resam
 back the last word's end), and resamples the phrase in one piece for each transcription.
 
 The English model and the rest (the VAD's segments, pre-roll, 16 kHz, the worker thread, the
-silence check) are as ``agent.utterance_stt.UtteranceSTTService`` says; ``agent.tiny_whisper``
+silence check) are as ``agent.stt.utterance.UtteranceSTTService`` says; ``agent.stt.tiny_model``
 says why tiny.en, how it is run on short phrases, and what its probabilities mean. Every
 transcription runs on the service's worker thread; the one started at a pause is a named task of
 the service, cancelled with it. The audio of the open utterance is held until its end: at most
@@ -33,10 +33,10 @@ from pipecat.services.settings import STTSettings
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
-from agent.tiny_whisper import PAD_S, SAMPLE_RATE, WINDOW_S, TinyWhisper
+from agent.stt.tiny_model import PAD_S, SAMPLE_RATE, WINDOW_S, TinyWhisper
+from agent.stt.utterance import DEFAULT_PREROLL_S, Audio, UtteranceSTTService
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseEvent, PauseSettings, SpeechResumed
-from agent.utterance_stt import DEFAULT_PREROLL_S, Audio, UtteranceSTTService
 from tts_service.dsp import pcm16_to_float
 from tts_service.engine.resample import resample_pcm16
 

@@ -4,7 +4,7 @@ A streaming TTS plugin for LiveKit Agents reads the text pushed into its ``Synth
 from ``self._input_ch`` (flushes arrive as ``SynthesizeStream._FlushSentinel``) and marks when
 its first text went to the model with ``self._mark_started()`` (LiveKit's time-to-first-byte
 metric counts from it). Every LiveKit plugin does so; they are protected names all the same, so
-``livekit_tts`` goes through here and a livekit-agents release that renames them breaks one
+``tts`` goes through here and a livekit-agents release that renames them breaks one
 module. ``TESTED_LIVEKIT`` is the release line this was written against; the first stream on another
 line logs one warning naming the test that tells whether it still holds.
 """

@@ -4,7 +4,7 @@
     stt = SharedWhisperSTTService(whisper_model=model)    # per call: no load
 
 Import it only with faster-whisper installed (``pip install 'pipecat-ai[whisper]'``): Pipecat's
-whisper module imports it at once, so ``agent.stt_choice`` checks for it first.
+whisper module imports it at once, so ``agent.stt.choice`` checks for it first.
 
 Pipecat's ``WhisperSTTService`` loads its model in ``__init__``, synchronously, and the agent builds
 one STT per call on the event loop: a load per call (seconds, and the download the first time)
