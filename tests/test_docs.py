@@ -45,7 +45,7 @@ OLD_NAMES = re.compile(
     r"|\b(utterance_stt|stt_tiny|tiny_whisper|stt_whisper|stt_choice)\b"
     r"|\bagent[./](stt\.py|decoders)\b"
 )
-#: ARCHITECTURE.md is edited with the code it describes (the move is its to record)
+#: ARCHITECTURE.md names the old paths where it says they are kept as deprecated re-exports
 OLD_NAMES_EXEMPT = {"ARCHITECTURE.md"}
 
 
