@@ -32,42 +32,27 @@ import contextlib
 import json
 import os
 import platform
-import random
 import re
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a checkout: ``python benchmarks/soak.py``
 
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+sys.path.insert(0, str(ROOT / "benchmarks"))  # its traffic, beside it
 
-from transports.twilio.carrier import Carrier  # noqa: E402
+from soak_traffic import BACKCHANNEL, BARGE_IN, QUESTIONS, WAIT_S, traffic  # noqa: E402
+
 from tts_service import g711  # noqa: E402
-from tts_service import wire as wp  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.speech import spoken_pcm  # noqa: E402
 
-SENTENCES = (
-    "Thank you for waiting, your table is ready now.",
-    "I can help you with that, let me check the schedule for tomorrow.",
-    "Hello there, how are you doing today?",
-    "The weather is lovely today, so the terrace is open.",
-)
-QUESTIONS = ("What time do you open?", "Can I book a table for two?", "What is the weather like?")
-BARGE_IN = "Wait, stop please."
-BACKCHANNEL = "Uh huh."
-#: bound on any single wait for a server (a safety net against hangs)
-WAIT_S = 60.0
-#: 20 ms carrier ticks a call may take for any one step
-MAX_TICKS = 1500
 #: how long one /metrics request may take (a server that cannot answer it is a finding)
 METRICS_TIMEOUT_S = 30.0
 #: the metrics the soak reads from each server's /metrics
@@ -177,169 +162,6 @@ def log_errors(log_path: Path, *, keep: int = 20) -> dict[str, Any]:
 # -- the traffic ----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Tally:
-    turns: dict[str, int] = field(default_factory=dict)
-    connections: int = 0
-    calls: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    def turn(self, kind: str) -> None:
-        self.turns[kind] = self.turns.get(kind, 0) + 1
-
-    def error(self, what: str) -> None:
-        if len(self.errors) < 50:
-            self.errors.append(what)
-        else:
-            self.errors[-1] = f"... and more; last: {what}"
-
-
-async def events_until(ws: ClientConnection, *names: str) -> tuple[int, list[dict[str, Any]]]:
-    """Frames and events until one of ``names``; raises on an error event."""
-    frames, events = 0, []
-    while True:
-        message = await asyncio.wait_for(ws.recv(), WAIT_S)
-        if isinstance(message, bytes):
-            frames += 1
-            continue
-        event = wp.decode_event(message)
-        events.append(event)
-        if event["event"] == "error":
-            raise RuntimeError(f"error event {event['code']}: {event['message'][:80]}")
-        if event["event"] in names:
-            return frames, events
-
-
-async def send(ws: ClientConnection, **command: Any) -> None:
-    await ws.send(json.dumps(command))
-
-
-async def ws_turn(ws: ClientConnection, kind: str, streaming: bool, rng: random.Random) -> None:
-    text = rng.choice(SENTENCES)
-    if kind == "whole":
-        if streaming:
-            await send(ws, cmd="start", text="")
-            for i in range(0, len(text), 4):
-                await send(ws, cmd="inject", text=text[i : i + 4])
-                await asyncio.sleep(0.03)
-            await send(ws, cmd="flush")
-        else:
-            await send(ws, cmd="start", text=text)
-        frames, _ = await events_until(ws, "done")
-        if frames == 0:
-            raise RuntimeError("a turn ended without audio")
-        return
-    if kind == "queued" and not streaming:
-        await send(ws, cmd="start", text=text)
-        await send(ws, cmd="inject", text=rng.choice(SENTENCES))
-        await events_until(ws, "done")
-        await events_until(ws, "done")
-        return
-    await send(ws, cmd="start", text=text)  # a barge-in: pause after a few frames
-    if streaming:
-        await send(ws, cmd="flush")
-    for _ in range(rng.randint(2, 8)):
-        message = await asyncio.wait_for(ws.recv(), WAIT_S)
-        if isinstance(message, str) and wp.decode_event(message)["event"] == "done":
-            return  # a short sentence may end first
-    await send(ws, cmd="pause")
-    await events_until(ws, "paused")
-    await asyncio.sleep(rng.uniform(0.1, 0.5))
-    if kind == "barge_resume":
-        await send(ws, cmd="resume")
-        await events_until(ws, "done")
-    else:
-        await send(ws, cmd="reset")
-        await events_until(ws, "reset")
-
-
-async def ws_client(url: str, rng: random.Random, tally: Tally, until: float) -> None:
-    """Connect, configure, a few turns, leave (sometimes mid-turn, without a goodbye); repeat."""
-    while time.monotonic() < until:
-        try:
-            async with connect(url, max_size=None) as ws:
-                tally.connections += 1
-                await events_until(ws, "ready")
-                streaming = rng.random() < 0.5
-                encoding = rng.choice(["pcm16", "mulaw"])
-                rate = rng.choice([8000, 16000, 24000])
-                await send(ws, cmd="config", streaming=streaming, encoding=encoding, sample_rate=rate)
-                await events_until(ws, "configured")
-                for _ in range(rng.randint(1, 4)):
-                    kind = rng.choice(["whole", "whole", "barge_resume", "barge_reset", "queued"])
-                    await ws_turn(ws, kind, streaming, rng)
-                    tally.turn(f"ws {kind}")
-                if rng.random() < 0.2:  # vanish mid-turn
-                    await send(ws, cmd="start", text=rng.choice(SENTENCES))
-                    await asyncio.wait_for(ws.recv(), WAIT_S)
-                    ws.transport.abort()
-                    tally.turn("ws vanished mid-turn")
-        except (RuntimeError, TimeoutError, ConnectionClosed, OSError) as exc:
-            if not (isinstance(exc, ConnectionClosed) and exc.rcvd is None and exc.sent is None):
-                tally.error(f"ws: {type(exc).__name__}: {exc}"[:200])
-        await asyncio.sleep(rng.uniform(0.0, 0.5))
-
-
-async def phone_caller(
-    url: str, audio: dict[str, bytes], rng: random.Random, tally: Tally, until: float
-) -> None:
-    """Call, ask, listen (sometimes talk over the answer or say "uh huh"), hang up; repeat."""
-    while time.monotonic() < until:
-        try:
-            async with connect(url, max_size=None) as ws:
-                carrier = Carrier(ws)
-                clock = asyncio.create_task(carrier.run(), name="soak-carrier")
-                try:
-                    await carrier.begin()
-                    await carrier.wait_until(lambda c: c.tick >= 10, max_ticks=MAX_TICKS)
-                    carrier.say(audio[rng.choice(QUESTIONS)])
-                    heard = await carrier.wait_until(lambda c: len(c.log.echoed) >= 5, max_ticks=MAX_TICKS)
-                    if not heard:
-                        raise RuntimeError("no answer")
-                    what = rng.choice(["listen", "listen", "barge", "backchannel"])
-                    if what != "listen":
-                        carrier.say(audio[BARGE_IN if what == "barge" else BACKCHANNEL], question=False)
-                    await carrier.wait_until(lambda c: not c.speaking and c.idle_for(40), max_ticks=MAX_TICKS)
-                    await carrier.end()
-                    tally.turn(f"call {what}")
-                finally:
-                    clock.cancel()
-                    await asyncio.gather(clock, return_exceptions=True)
-                tally.calls += 1
-        except (RuntimeError, TimeoutError, ConnectionClosed, OSError) as exc:
-            tally.error(f"call: {type(exc).__name__}: {exc}"[:200])
-        await asyncio.sleep(rng.uniform(0.2, 1.0))
-
-
-async def traffic(
-    serve: Server, call: Server, args: argparse.Namespace, audio: dict[str, bytes], seconds: float, seed: int
-) -> Tally:
-    tally = Tally()
-    until = time.monotonic() + seconds
-    tasks = [
-        asyncio.create_task(
-            ws_client(f"ws://{serve.address}/ws", random.Random(seed * 1000 + i), tally, until),
-            name=f"soak-ws-{i}",
-        )
-        for i in range(args.ws_clients)
-    ] + [
-        asyncio.create_task(
-            phone_caller(
-                f"ws://{call.address}/twilio", audio, random.Random(seed * 1000 + 500 + i), tally, until
-            ),
-            name=f"soak-call-{i}",
-        )
-        for i in range(args.calls)
-    ]
-    try:
-        await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return tally
-
-
 @contextlib.asynccontextmanager
 async def sampling(
     servers: list[Server], every_s: float, series: list[dict[str, Any]], log: TextIO
@@ -397,11 +219,27 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         t0 = time.monotonic()
         async with sampling(servers, args.sample_s, series, args.series_log):
             started = {s.name: await asyncio.to_thread(s.reading) for s in servers}
-            warm = await traffic(serve, call, args, audio, args.warmup_s, seed=1)
+            warm = await traffic(
+                serve.address,
+                call.address,
+                ws_clients=args.ws_clients,
+                calls=args.calls,
+                audio=audio,
+                seconds=args.warmup_s,
+                seed=1,
+            )
             baseline = {s.name: await idle_reading(s) for s in servers}
             began = time.monotonic()
             soak_began_s = began - t0
-            tally = await traffic(serve, call, args, audio, args.minutes * 60, seed=2)
+            tally = await traffic(
+                serve.address,
+                call.address,
+                ws_clients=args.ws_clients,
+                calls=args.calls,
+                audio=audio,
+                seconds=args.minutes * 60,
+                seed=2,
+            )
             soaked_s = time.monotonic() - began
             final = {s.name: await idle_reading(s) for s in servers}
     logged = {name: log_errors(out / f"{name}.log") for name in ("serve", "call")}
