@@ -2,5 +2,5 @@
 
 NO_TORCH = (
     "torch and pocket-tts (the `pocket` extra) are not installed; CI runs Python 3.12 and 3.13 "
-    "without them (README: Python versions)"
+    "without them (docs/DEVELOPING.md: Python versions)"
 )
