@@ -17,7 +17,7 @@ An ``ApiError`` carries the HTTP status and OpenAI's error body,
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,7 @@ class ApiError(Exception):
         type: str = "invalid_request_error",
         param: str | None = None,
         code: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -51,6 +52,8 @@ class ApiError(Exception):
         self.type = type
         self.param = param
         self.code = code
+        #: headers the answer carries (``Connection: close`` after an unread body, say)
+        self.headers = dict(headers or {})
 
     def body(self) -> dict[str, dict[str, str | None]]:
         return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}

@@ -45,7 +45,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from transports.drain import NOT_TAKING
-from transports.http_body import BodyTooLarge, read_body
+from transports.http_body import BodyRefused, read_body
 from transports.openai.encoders import FORMATS, AudioEncoder, new_encoder
 from transports.openai.host import SpeechHost
 from transports.openai.request import (
@@ -142,10 +142,8 @@ async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, Ru
     max_chars = settings.max_turn_chars
     try:
         body = await read_body(request, max_bytes=4 * max_chars + _BODY_OVERHEAD_BYTES)
-    except BodyTooLarge as exc:
-        raise ApiError(413, str(exc), code="body_too_large") from None
-    except InvalidInputError as exc:
-        raise ApiError(400, str(exc)) from None
+    except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+        raise ApiError(exc.status, str(exc), code=exc.code, headers=exc.headers) from None
     usable, default = _voices(state)
     backend = state.runtime.backend
     limits = SpeechLimits(_models(state), usable, default, backend.capabilities.speed_range, max_chars)
@@ -373,7 +371,8 @@ def _too_many(max_sessions: int) -> ApiError:
 
 
 def _error(exc: ApiError) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+    headers.update(exc.headers)
     return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
 
 
