@@ -373,7 +373,7 @@ def _too_many(max_sessions: int) -> ApiError:
 def _error(exc: ApiError) -> Response:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
     headers.update(exc.headers)
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+    return Response(exc.json(), status_code=exc.status, headers=headers, media_type="application/json")
 
 
 __all__ = ["SAMPLE_RATE", "SpeechResponse", "openai_routes"]
