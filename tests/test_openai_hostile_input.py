@@ -5,6 +5,10 @@ Row 5: a lone surrogate in a name (``model``, ``voice``, ``voice.id``, ``respons
 field: each is a 400 with OpenAI's error body (ASCII JSON, whatever it quotes), never a 500 or an
 ERROR logged. ``parse_speech_request`` raises nothing but ``ApiError`` for any JSON value in any
 field (a property test).
+
+Row 10: the input limit counts characters, as the README says (10,000), whatever their JSON
+escaping: the byte cap admits the worst escaping of a text at the limit, and the count is taken
+on the decoded text.
 """
 
 from __future__ import annotations
@@ -153,3 +157,49 @@ def test_any_json_in_any_field_is_a_request_or_an_api_error_written_in_ascii(
     except ApiError as exc:
         assert 400 <= exc.status < 500
         exc.json().decode("ascii")
+
+
+# -- row 10: the input limit counts characters, however they are escaped --------------------
+
+MAX_CHARS = 10_000  # ServerSettings' default, the README's figure
+
+
+def test_row_10_the_limit_counts_characters_whatever_their_json_escaping() -> None:
+    """10,000 characters are taken JSON-escaped ("é" as \\u00e9, 60 KB; an astral character as a
+    surrogate pair, 12 bytes: 120 KB) as they are in raw UTF-8; 10,001 are refused for their
+    count (400), not for their bytes; only a body past what any 10,000 characters escape to is 413,
+    and its connection is closed."""
+    e_text = "Hello. " + "é" * (MAX_CHARS - 7)
+    astral_text = "Hello. " + "\U0001f642" * (MAX_CHARS - 7)
+    statuses: dict[str, Any] = {}
+
+    async def first_audio(server: LiveServer, http: httpx2.AsyncClient, raw: bytes) -> tuple[int, int]:
+        """(status, how many bytes the first chunk held), then the client leaves."""
+        async with http.stream("POST", "/audio/speech", content=raw) as response:
+            chunk = await anext(response.aiter_bytes()) if response.status_code == 200 else b""
+        assert await server.wait_sessions(0) == 0
+        return response.status_code, len(chunk)
+
+    async def check(server: LiveServer, http: httpx2.AsyncClient, client: AsyncOpenAI) -> None:
+        for name, text in (("é escaped", e_text), ("astral escaped", astral_text)):
+            raw = body(input=text, response_format="pcm")
+            assert len(raw) > 4 * MAX_CHARS + 16 * 1024, len(raw)  # past the old byte cap
+            statuses[name] = await first_audio(server, http, raw)
+        async with client.audio.speech.with_streaming_response.create(
+            **{**HELLO, "input": e_text}, response_format="pcm"
+        ) as raw_utf8:  # the openai client writes it as UTF-8
+            statuses["é as UTF-8"] = (raw_utf8.status_code, len(await anext(raw_utf8.iter_bytes())))
+        too_many = await http.post("/audio/speech", content=body(input=astral_text + "é"))
+        statuses["10,001 escaped"] = (too_many.status_code, too_many.content)
+        padding = "x" * (12 * MAX_CHARS + 16 * 1024)
+        too_large = await http.post("/audio/speech", content=body(x=padding))
+        statuses["past the byte cap"] = (too_large.status_code, too_large.content)
+        statuses["closed"] = too_large.headers.get("connection")
+
+    assert run(check) == []
+    for name in ("é escaped", "astral escaped", "é as UTF-8"):
+        status, first = statuses[name]
+        assert status == 200 and first > 0, (name, statuses[name])
+    assert_openai_error(*statuses["10,001 escaped"], (400, "input", "string_above_max_length"))
+    assert_openai_error(*statuses["past the byte cap"], (413, None, "body_too_large"))
+    assert statuses["closed"] == "close"

@@ -69,6 +69,9 @@ log = logging.getLogger("warmline.openai")
 SAMPLE_RATE = 24000
 #: JSON around the input text a request body may carry beyond the text itself
 _BODY_OVERHEAD_BYTES = 16 * 1024
+#: the most bytes one character of the input can take in the body: JSON's ASCII escape of a
+#: character outside the BMP is a surrogate pair, ``\ud83d\ude42`` (the limit counts characters)
+_MAX_BYTES_PER_CHAR = 12
 
 
 def openai_routes(state: SpeechHost) -> list[Route]:
@@ -141,7 +144,7 @@ async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, Ru
         raise _bad_key()
     max_chars = settings.max_turn_chars
     try:
-        body = await read_body(request, max_bytes=4 * max_chars + _BODY_OVERHEAD_BYTES)
+        body = await read_body(request, max_bytes=_MAX_BYTES_PER_CHAR * max_chars + _BODY_OVERHEAD_BYTES)
     except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
         raise ApiError(exc.status, str(exc), code=exc.code, headers=exc.headers) from None
     usable, default = _voices(state)
