@@ -15,6 +15,7 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from transports.http_body import request_deadline
 from transports.serve import serving
 from transports.uvicorn_compat import (
     INCOMPLETE_HANDSHAKE,
@@ -175,3 +176,32 @@ def test_connections_that_never_complete_a_request_are_closed_but_websockets_liv
 
     results = asyncio.run(main())
     assert all(results.values()), results
+
+
+def test_a_pipelined_request_gets_its_own_deadline_and_is_not_cut_under_its_response() -> None:
+    """Two requests in one write: the second's headers are complete at once, so its response may
+    take longer than the request deadline (the deadline is armed before uvicorn handles it, and
+    its headers disarm it), and its body deadline is in its scope as the first one's is."""
+    deadlines: list[bool] = []
+
+    async def slow(request: Any) -> PlainTextResponse:
+        deadlines.append(request_deadline(request.scope) is not None)
+        if request.url.path == "/slow":
+            await asyncio.sleep(1.0)  # twice the deadline
+        return PlainTextResponse("done\n")
+
+    async def main() -> bytes:
+        app = Starlette(routes=[Route("/", slow), Route("/slow", slow)])
+        async with serving(app, log_level="error", header_timeout_s=0.5) as (host, port):
+            reader, writer = await asyncio.open_connection(host, port)
+            writer.write(
+                b"GET / HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            try:
+                return await asyncio.wait_for(reader.read(), 10)  # to EOF
+            finally:
+                writer.close()
+
+    answer = asyncio.run(main())
+    assert answer.count(b"HTTP/1.1 200 OK") == 2 and answer.endswith(b"done\n"), answer
+    assert deadlines == [True, True]

@@ -32,6 +32,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from transports.drain import DEFAULT_DRAIN_S, Drain
+from transports.http_body import REQUEST_TIMEOUT_S
 from transports.uvicorn_compat import BadInputIsNoTraceback, QuietDenials, header_deadline_protocol
 from transports.ws.settings import ServerSettings
 from tts_service.backends import create_backend
@@ -50,8 +51,9 @@ SEND_BUFFER_BYTES = 64 * 1024
 #: frame cannot reach a peer that reads nothing, and asyncio's close waits to flush what it holds:
 #: without this the descriptor stayed open for as long as the peer held its end.
 USER_TIMEOUT_S = 20.0
-#: how long a connection may take to send a complete request's headers (slowloris, idle sockets)
-HEADER_TIMEOUT_S = 10.0
+#: how long a connection may take to send a complete request (slowloris, idle sockets, stalled
+#: bodies): its headers, then its body (``http_body.read_body``) within the same deadline
+HEADER_TIMEOUT_S = REQUEST_TIMEOUT_S
 #: the largest WebSocket message uvicorn takes when the app sets no limit of its own
 DEFAULT_WS_MAX_BYTES = 4 * 65536
 

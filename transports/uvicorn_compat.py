@@ -15,10 +15,14 @@
 * ``header_deadline_protocol``: uvicorn's h11 protocol closes a keep-alive connection that is
   idle after a response, but a connection that never completes its request headers (nothing
   sent, or one header byte every few seconds: slowloris) stays open for ever, and any byte
-  disarms the keep-alive timer. The subclass gives every request ``timeout_s`` from the
-  connection (or the previous response) to complete its headers, then closes the connection.
-  It relies on ``H11Protocol``'s ``connection_made``, ``connection_lost``, ``handle_events``,
-  ``on_response_complete``, and its ``cycle`` and ``transport`` attributes.
+  disarms the keep-alive timer; nor does it bound how long a body may take. The subclass gives
+  every request ``timeout_s`` from the connection (or the previous response) to be complete:
+  headers not complete by then close the connection; once they are, the same deadline goes in
+  the request's scope (``http_body.DEADLINE_EXTENSION``), where ``http_body.read_body`` answers a
+  body not complete by then with 408. It relies on ``H11Protocol``'s ``connection_made``,
+  ``connection_lost``, ``handle_events``, ``on_response_complete``, and its ``cycle`` (and the
+  cycle's ``scope``, read by the app only once ``handle_events`` has returned) and ``transport``
+  attributes.
 
 ``TESTED_UVICORN`` is the release line this was read from (0.54, then 0.55);
 ``tests/test_uvicorn_compat.py`` tells whether it still holds (a denial logs nothing, an
@@ -33,6 +37,7 @@ import logging
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from transports.http_body import DEADLINE_EXTENSION, deadline_extension
 from tts_service.tested_version import TestedVersion
 
 TESTED_UVICORN = TestedVersion("uvicorn", "0.55", contract_test="tests/test_uvicorn_compat.py")
@@ -90,14 +95,24 @@ class _HeaderDeadlineH11Protocol(H11Protocol):
 
     def handle_events(self) -> None:
         before = self.cycle
+        deadline = self._deadline.when() if self._deadline is not None else None
         super().handle_events()
-        if self.cycle is not before or self.transport.get_protocol() is not self:
-            self._disarm()  # a request's headers arrived (or the socket became a WebSocket)
+        if self.transport.get_protocol() is not self:
+            self._disarm()  # the socket became a WebSocket
+        elif self.cycle is not before and self.cycle is not None:
+            # a request's headers arrived: its body has what is left of the same deadline (the
+            # app's task has not run yet, so it reads the scope with the deadline in it)
+            self._disarm()
+            if deadline is None:
+                deadline = asyncio.get_running_loop().time() + self.header_timeout_s
+            self.cycle.scope.setdefault("extensions", {})[DEADLINE_EXTENSION] = deadline_extension(deadline)
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
         if not self.transport.is_closing():
-            self._arm()  # the next request on this connection has as long
+            # the next request on this connection has as long; armed before uvicorn handles a
+            # pipelined request (in ``super()``), so that request's headers disarm it
+            self._arm()
+        super().on_response_complete()
 
     def _arm(self) -> None:
         self._disarm()

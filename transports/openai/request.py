@@ -10,14 +10,23 @@ name, ``warmline`` and OpenAI's TTS model names all mean this server's model), `
 and has no effect: Warmline's voices take no style prompt.
 Unknown fields are ignored, as OpenAI's clients may send newer ones.
 
+Whatever the body holds, the answer is a ``SpeechRequest`` or an ``ApiError``, never another
+exception: JSON nested too deep, an integer too long for Python to read, a ``speed`` too large
+for a float (or ``NaN``, which Python's JSON reads), a field of the wrong type (even a deeply
+nested one), a name holding a lone surrogate (no model, voice or format has one: a malformed
+name, not an unknown one) are all 400s, and an error quotes at most a short, truncated piece of
+what it was sent.
+
 An ``ApiError`` carries the HTTP status and OpenAI's error body,
-``{"error": {"message", "type", "param", "code"}}``.
+``{"error": {"message", "type", "param", "code"}}``; a client's text quoted in it may hold a lone
+surrogate, so the body is to be written with JSON's ASCII escapes (``ApiError.json``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +40,8 @@ OPENAI_SPEECH_MODELS = ("tts-1", "tts-1-hd", "gpt-4o-mini-tts", "gpt-4o-mini-tts
 STREAM_FORMATS = ("audio", "sse")
 #: the speed range OpenAI documents (this server may allow less: its backend's range)
 OPENAI_SPEED_RANGE = (0.25, 4.0)
+#: the most of a client's text an error message quotes, in characters
+_QUOTE_CHARS = 60
 
 
 class ApiError(Exception):
@@ -44,6 +55,7 @@ class ApiError(Exception):
         type: str = "invalid_request_error",
         param: str | None = None,
         code: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -51,9 +63,15 @@ class ApiError(Exception):
         self.type = type
         self.param = param
         self.code = code
+        #: headers the answer carries (``Connection: close`` after an unread body, say)
+        self.headers = dict(headers or {})
 
     def body(self) -> dict[str, dict[str, str | None]]:
         return {"error": {"message": self.message, "type": self.type, "param": self.param, "code": self.code}}
+
+    def json(self) -> bytes:
+        """``body()`` as JSON in ASCII: a lone surrogate a client sent is escaped, not unencodable."""
+        return json.dumps(self.body(), ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +108,11 @@ def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
     """
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ApiError(400, f"We could not parse the JSON body of your request: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ApiError(400, f"We could not parse the JSON body of your request: {_unparsable(exc)}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "The request body must be a JSON object.")
-    model = _string(data, "model", required=True)
+    model = _name(_string(data, "model", required=True), "model")
     if model not in limits.models:
         raise ApiError(
             404,
@@ -117,7 +135,7 @@ def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
     if voice is None:
         raise ApiError(
             400,
-            f"Unknown voice '{requested[:60]}'. Use one of {', '.join(limits.voices)}, or an OpenAI voice "
+            f"Unknown voice '{_quote(requested)}'. Use one of {', '.join(limits.voices)}, or an OpenAI voice "
             f"name (see GET /v1/audio/voices).",
             param="voice",
             code="invalid_voice",
@@ -136,6 +154,20 @@ def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
     )
 
 
+def _unparsable(exc: ValueError | RecursionError) -> str:
+    """Why a body is not JSON this server reads, in words (Python's own only where they are JSON's)."""
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply."
+    if isinstance(exc, json.JSONDecodeError | UnicodeDecodeError):
+        return str(exc)
+    return "it holds an integer too long to read."  # int()'s limit: over 4,300 digits
+
+
+def _quote(value: str) -> str:
+    """At most ``_QUOTE_CHARS`` of a client's text, for an error message."""
+    return value if len(value) <= _QUOTE_CHARS else value[: _QUOTE_CHARS - 3] + "..."
+
+
 def _string(data: dict[str, Any], name: str, *, required: bool = False) -> str:
     value = data.get(name)
     if value is None:
@@ -147,6 +179,18 @@ def _string(data: dict[str, Any], name: str, *, required: bool = False) -> str:
     return value
 
 
+def _name(value: str, param: str) -> str:
+    """``value``, a name (of a model, voice or format), when it is Unicode text: a lone surrogate
+    (``"\\ud800"`` in JSON) names nothing and is a malformed field, not an unknown name (400)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(
+            400, f"'{param}' is not valid Unicode text (a lone surrogate).", param=param, code="invalid_value"
+        ) from None
+    return value
+
+
 def _voice_name(value: object) -> str:
     if isinstance(value, dict):
         value = value.get("id")
@@ -155,36 +199,42 @@ def _voice_name(value: object) -> str:
     if not isinstance(value, str):
         message = "'voice' must be a string or {\"id\": string}."
         raise ApiError(400, message, param="voice", code="invalid_type")
-    return value
+    return _name(value, "voice")
 
 
 def _choice(data: dict[str, Any], name: str, choices: Sequence[str], *, default: str) -> str:
     value = data.get(name)
     if value is None:
         return default
-    if value not in choices:
+    if not isinstance(value, str):
+        raise ApiError(400, f"'{name}' must be a string.", param=name, code="invalid_type")
+    if _name(value, name) not in choices:
         raise ApiError(
             400,
-            f"'{str(value)[:40]}' is not a supported {name}; use one of: {', '.join(choices)}.",
+            f"'{_quote(value)}' is not a supported {name}; use one of: {', '.join(choices)}.",
             param=name,
             code="invalid_value",
         )
-    return str(value)
+    return value
 
 
 def _speed(value: object, allowed: tuple[float, float]) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ApiError(400, "'speed' must be a number.", param="speed", code="invalid_type")
+    try:
+        speed = float(value)
+    except OverflowError:  # an integer of 309 digits or more
+        speed = math.inf
     lo, hi = allowed
-    if not lo <= float(value) <= hi:
+    if not lo <= speed <= hi:
         raise ApiError(
             400,
-            f"'speed' {value} is out of range: this server's voice speaks at {lo} to {hi} "
+            f"'speed' {speed} is out of range: this server's voice speaks at {lo} to {hi} "
             f"(OpenAI allows {OPENAI_SPEED_RANGE[0]} to {OPENAI_SPEED_RANGE[1]}).",
             param="speed",
             code="invalid_value",
         )
-    return float(value)
+    return speed
 
 
 __all__ = [

@@ -45,7 +45,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from transports.drain import NOT_TAKING
-from transports.http_body import BodyTooLarge, read_body
+from transports.http_body import BodyRefused, read_body
 from transports.openai.encoders import FORMATS, AudioEncoder, new_encoder
 from transports.openai.host import SpeechHost
 from transports.openai.request import (
@@ -69,6 +69,9 @@ log = logging.getLogger("warmline.openai")
 SAMPLE_RATE = 24000
 #: JSON around the input text a request body may carry beyond the text itself
 _BODY_OVERHEAD_BYTES = 16 * 1024
+#: the most bytes one character of the input can take in the body: JSON's ASCII escape of a
+#: character outside the BMP is a surrogate pair, ``\ud83d\ude42`` (the limit counts characters)
+_MAX_BYTES_PER_CHAR = 12
 
 
 def openai_routes(state: SpeechHost) -> list[Route]:
@@ -141,11 +144,9 @@ async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, Ru
         raise _bad_key()
     max_chars = settings.max_turn_chars
     try:
-        body = await read_body(request, max_bytes=4 * max_chars + _BODY_OVERHEAD_BYTES)
-    except BodyTooLarge as exc:
-        raise ApiError(413, str(exc), code="body_too_large") from None
-    except InvalidInputError as exc:
-        raise ApiError(400, str(exc)) from None
+        body = await read_body(request, max_bytes=_MAX_BYTES_PER_CHAR * max_chars + _BODY_OVERHEAD_BYTES)
+    except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+        raise ApiError(exc.status, str(exc), code=exc.code, headers=exc.headers) from None
     usable, default = _voices(state)
     backend = state.runtime.backend
     limits = SpeechLimits(_models(state), usable, default, backend.capabilities.speed_range, max_chars)
@@ -373,8 +374,9 @@ def _too_many(max_sessions: int) -> ApiError:
 
 
 def _error(exc: ApiError) -> Response:
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-    return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
+    headers.update(exc.headers)
+    return Response(exc.json(), status_code=exc.status, headers=headers, media_type="application/json")
 
 
 __all__ = ["SAMPLE_RATE", "SpeechResponse", "openai_routes"]

@@ -47,12 +47,11 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyTooLarge, read_body
+from transports.http_body import BodyRefused, read_body
 from transports.twilio.call import TwilioCall
 from transports.twilio.protocol import TwilioProtocolError
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
 from tts_service.engine.clock import Clock, monotonic
-from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.twilio")
 
@@ -124,10 +123,8 @@ def twilio_routes(
             return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
         try:
             body = await read_body(request, max_bytes=_MAX_FORM_BYTES)
-        except BodyTooLarge:
-            return PlainTextResponse("request body too large\n", status_code=413)
-        except InvalidInputError as exc:
-            return PlainTextResponse(f"{exc}\n", status_code=400)
+        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+            return PlainTextResponse(f"{exc}\n", status_code=exc.status, headers=exc.headers)
         # blank values too: Twilio signs every field it sent, empty ones included
         form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
         if not _signed(request, settings, form, websocket=False):

@@ -49,7 +49,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyTooLarge, read_body
+from transports.http_body import BodyRefused, read_body
 from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.webrtc")
@@ -130,10 +130,8 @@ class WebRTCEndpoint:
     async def _offer(self, request: Request) -> Response:
         try:
             body = await read_body(request, max_bytes=_MAX_OFFER_BYTES)
-        except BodyTooLarge:
-            return _error(413, "offer too large")
-        except InvalidInputError as exc:
-            return _error(400, str(exc))
+        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+            return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
         try:
             data = json.loads(body)
             offer = SmallWebRTCRequest(
@@ -180,8 +178,8 @@ class WebRTCEndpoint:
             await self._handler.handle_patch_request(patch)
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
-        except BodyTooLarge:
-            return _error(413, "candidates too large")
+        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+            return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError, InvalidInputError) as exc:
             return _error(400, f"bad candidates ({type(exc).__name__})")
         return Response(status_code=204)
