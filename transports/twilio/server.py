@@ -230,6 +230,10 @@ async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) 
         log.warning("%s: stream refused (%s): %s", name, exc.code, exc)
         await _close_quietly(websocket, 1008, exc.code)
         return None
+    except Exception as exc:  # a bug in the handshake ends this stream, never the server
+        log.error("%s: the handshake failed", name, exc_info=exc)
+        await _close_quietly(websocket, 1011, "internal error")
+        return None
 
 
 async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
@@ -246,7 +250,8 @@ async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, nam
     bot_task = asyncio.create_task(bot(call), name=f"{name}-bot")
     tasks = (reader, ended, bot_task)
     try:
-        await asyncio.wait((ended, bot_task), return_when=asyncio.FIRST_COMPLETED)
+        # whichever ends first ends the call: the stream (a send can end it too), its reader, the bot
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         if not bot_task.done():
             await call.report_end()
             await asyncio.wait((bot_task,), timeout=settings.end_grace_s)
