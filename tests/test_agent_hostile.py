@@ -2,7 +2,8 @@
 
 Each test is a row of the adversarial probe: many Twilio streams at once against ``--max-calls``,
 a call whose stream turns into deeply nested JSON (the call ends and gives its slot back), a
-reader that fails (the same), and deep JSON before ``start`` (1008).
+reader that fails (the same), deep JSON before ``start`` (1008), and a webhook ``From`` full of
+control characters (well-formed TwiML).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 import urllib.error
 import urllib.parse
 import urllib.request
+import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -201,3 +203,22 @@ def test_deep_json_before_start_is_refused_with_1008(hibari_backend: Backend) ->
 
     asyncio.run(main())
     assert codes == [1008, 1008]
+
+
+def test_twiml_is_well_formed_whatever_the_webhook_sends(hibari_backend: Backend) -> None:
+    """``From`` with NUL, controls, an escape sequence and XML's own specials: TwiML that parses,
+    with each character XML cannot hold replaced and the rest kept."""
+    raw_from = "+1555\x00\x01\x08\x0b\x1b[2J<&>\"'\t\n\ufffe"
+
+    async def main() -> tuple[int, bytes]:
+        async with agent_server(hibari_backend) as (base, _, _):
+            body = urllib.parse.urlencode({"From": raw_from, "CallSid": "CA\x00\x1f1"}).encode()
+            status, _, text = await asyncio.to_thread(fetch, f"http://{base}/twiml", body)
+            return status, text
+
+    status, text = asyncio.run(main())
+    assert status == 200
+    document = ET.fromstring(text)  # expat: raises on anything not well-formed
+    values = {p.get("name"): p.get("value") for p in document.iter("Parameter")}
+    assert values["From"] == "+1555\ufffd\ufffd\ufffd\ufffd\ufffd[2J<&>\"'\t\n\ufffd"
+    assert values["CallSid"] == "CA\ufffd\ufffd1"

@@ -90,14 +90,28 @@ class TwilioSettings:
 
 
 def twiml(stream_url: str, parameters: Mapping[str, str]) -> str:
-    """The TwiML document that connects a call to the media stream at ``stream_url``."""
+    """The TwiML document that connects a call to the media stream at ``stream_url``.
+
+    Always well-formed XML, whatever the values hold: each is quoted, and a character XML 1.0
+    cannot carry at all (NUL, most C0 controls, lone surrogates, U+FFFE/U+FFFF) is replaced
+    with U+FFFD first, since not even a character reference may name it.
+    """
     params = "".join(
-        f"<Parameter name={quoteattr(name)} value={quoteattr(value)}/>" for name, value in parameters.items()
+        f"<Parameter name={_xml_attr(name)} value={_xml_attr(value)}/>" for name, value in parameters.items()
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>'
-        f"<Response><Connect><Stream url={quoteattr(stream_url)}>{params}</Stream></Connect></Response>"
+        f"<Response><Connect><Stream url={_xml_attr(stream_url)}>{params}</Stream></Connect></Response>"
     )
+
+
+#: what XML 1.0 cannot hold: everything outside its Char production
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_attr(value: str) -> str:
+    """``value`` as a quoted XML attribute value; characters XML cannot hold become U+FFFD."""
+    return quoteattr(_NOT_XML.sub("\ufffd", value))
 
 
 def twilio_routes(
