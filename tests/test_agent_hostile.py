@@ -2,8 +2,9 @@
 
 Each test is a row of the adversarial probe: many Twilio streams at once against ``--max-calls``,
 a call whose stream turns into deeply nested JSON (the call ends and gives its slot back), a
-reader that fails (the same), deep JSON before ``start`` (1008), and a webhook ``From`` full of
-control characters (well-formed TwiML).
+reader that fails (the same), deep JSON before ``start`` (1008), client strings with line
+breaks (escaped in every log line), and a webhook ``From`` full of control characters
+(well-formed TwiML).
 """
 
 from __future__ import annotations
@@ -203,6 +204,34 @@ def test_deep_json_before_start_is_refused_with_1008(hibari_backend: Backend) ->
 
     asyncio.run(main())
     assert codes == [1008, 1008]
+
+
+def test_client_strings_with_line_breaks_are_escaped_in_every_log_line(
+    hibari_backend: Backend, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A streamSid and a parameter name carrying a forged log line: logged escaped, on one line."""
+    caplog.set_level(logging.DEBUG, logger="warmline")
+    forged = "\n2099-01-01 INFO warmline.agent: forged\r\u2028"
+
+    async def main() -> None:
+        async with agent_server(hibari_backend) as (base, state, _):
+            url = f"ws://{base}/twilio"
+            stream = await open_stream(url, 1, sid=f"MZ{forged}", parameters={f"p{forged}": "v"})
+            try:
+                await until(lambda: state.calls["twilio"] == 1, "the call to start")
+                await stream[0].send(tp.encode_inbound(tp.Stop(10_000, f"MZ{forged}", "AC1", "CA1")))
+                await asyncio.wait_for(stream[0].wait_closed(), 10)
+            finally:
+                await hang_up([stream])
+            await until(lambda: state.calls["twilio"] == 0, "the call to end")
+
+    asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("warmline")]
+    started = [line for line in lines if "started (parameters:" in line]
+    assert started and "MZ\\n2099-01-01 INFO warmline.agent: forged\\r\\u2028" in started[0]
+    assert "p\\n2099" in started[0]
+    assert any("ended (stop)" in line and "MZ\\n2099" in line for line in lines)
+    assert not [line for line in lines if any(c in line for c in "\n\r\u2028")]
 
 
 def test_twiml_is_well_formed_whatever_the_webhook_sends(hibari_backend: Backend) -> None:

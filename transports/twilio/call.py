@@ -18,7 +18,7 @@ Receiving. ``run_reader`` hands the caller's audio (int16 PCM at 8 kHz), DTMF di
 returned marks to the listener until the stream ends: ``stop``, the socket closing, no message
 for ``media_timeout_s`` (Twilio sends media every 20 ms for the whole call), a protocol error,
 or a failure of the listener or of the reader itself. Each ending is logged once, in one line
-(a failure's traceback after it), and shows in ``ended`` /
+(client strings escaped, a failure's traceback after it), and shows in ``ended`` /
 ``end_reason``; the owner
 then calls ``report_end`` from its own task, so the listener never learns of the end inside a
 send or a receive it might want to cancel.
@@ -39,6 +39,7 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from transports.logsafe import loggable
 from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
 from tts_service import g711
@@ -297,7 +298,7 @@ class TwilioCall:
         elif isinstance(event, tp.Mark):
             seq = self._framer.mark_seq(event.name)
             if seq is None:
-                log.debug("%s: ignoring mark %r that this call never sent", self.name, event.name)
+                log.debug("%s: ignoring mark %s that this call never sent", self.name, loggable(event.name))
             else:
                 await listener.on_mark(seq)
         elif isinstance(event, tp.Dtmf):
@@ -313,8 +314,8 @@ class TwilioCall:
         self._epoch += 1
         level = logging.INFO if reason in (EndReason.STOP, EndReason.CLOSED) else logging.WARNING
         level = logging.ERROR if error is not None else level
-        sid = self.stream_sid
-        log.log(level, "%s: stream %s ended (%s): %s", self.name, sid, reason.value, detail, exc_info=error)
+        sid, why = loggable(self.stream_sid), loggable(detail)
+        log.log(level, "%s: stream %s ended (%s): %s", self.name, sid, reason.value, why, exc_info=error)
 
     async def report_end(self) -> None:
         """Tell the listener the stream is over; for the call's owner, from its own task, once."""

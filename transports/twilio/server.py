@@ -48,6 +48,7 @@ from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
 from transports.http_body import BodyTooLarge, read_body
+from transports.logsafe import loggable, loggable_names
 from transports.twilio.call import TwilioCall
 from transports.twilio.protocol import TwilioProtocolError
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
@@ -226,7 +227,7 @@ def public_url(conn: HTTPConnection, public_host: str | None, *, websocket: bool
 
 
 def _peer(conn: HTTPConnection) -> str:
-    return conn.client.host if conn.client else "an unknown peer"
+    return loggable(conn.client.host) if conn.client else "an unknown peer"
 
 
 async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) -> TwilioCall | None:
@@ -241,7 +242,7 @@ async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) 
             media_timeout_s=settings.media_timeout_s,
         )
     except TwilioProtocolError as exc:
-        log.warning("%s: stream refused (%s): %s", name, exc.code, exc)
+        log.warning("%s: stream refused (%s): %s", name, exc.code, loggable(exc))
         await _close_quietly(websocket, 1008, exc.code)
         return None
     except Exception as exc:  # a bug in the handshake ends this stream, never the server
@@ -255,9 +256,9 @@ async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, nam
     log.info(
         "%s: stream %s of call %s started (parameters: %s)",
         name,
-        start.stream_sid,
-        start.call_sid,
-        ", ".join(sorted(start.custom_parameters)) or "none",
+        loggable(start.stream_sid),
+        loggable(start.call_sid),
+        loggable_names(start.custom_parameters) or "none",
     )
     reader = asyncio.create_task(call.run_reader(), name=f"{name}-reader")
     ended = asyncio.create_task(call.ended.wait(), name=f"{name}-ended")
