@@ -4,7 +4,7 @@ Each test is a row of the adversarial probe: many Twilio streams at once against
 a call whose stream turns into deeply nested JSON (the call ends and gives its slot back), a
 reader that fails (the same), deep JSON before ``start`` (1008), client strings with line
 breaks (escaped in every log line), and a webhook ``From`` full of control characters
-(well-formed TwiML).
+(well-formed TwiML), and malformed offers and candidates (400 in the route's JSON shape).
 """
 
 from __future__ import annotations
@@ -251,3 +251,48 @@ def test_twiml_is_well_formed_whatever_the_webhook_sends(hibari_backend: Backend
     values = {p.get("name"): p.get("value") for p in document.iter("Parameter")}
     assert values["From"] == "+1555\ufffd\ufffd\ufffd\ufffd\ufffd[2J<&>\"'\t\n\ufffd"
     assert values["CallSid"] == "CA\ufffd\ufffd1"
+
+
+@pytest.mark.parametrize(
+    ("method", "body", "reason"),
+    [
+        ("POST", {"sdp": "v=0\r\nm=audio 9 x", "type": "offer", "pc_id": []}, "pc_id"),
+        ("POST", {"sdp": "v=0\r\nm=audio 9 x", "type": "offer", "pc_id": {}}, "pc_id"),
+        ("POST", {"sdp": ["v=0"], "type": "offer"}, "sdp and type"),
+        ("POST", {"sdp": "v=0", "type": "offer", "restart_pc": "yes"}, "restart_pc"),
+        (
+            "PATCH",
+            {"pc_id": "pc-1", "candidates": [{"candidate": "garbage", "sdp_mid": "0", "sdp_mline_index": 0}]},
+            "candidate",
+        ),
+        (
+            "PATCH",
+            {
+                "pc_id": "pc-1",
+                "candidates": [{"candidate": "candidate:1", "sdp_mid": "0", "sdp_mline_index": 0}],
+            },
+            "candidate",
+        ),
+        ("PATCH", {"pc_id": [], "candidates": []}, "pc_id"),
+        ("PATCH", {"pc_id": "pc-1", "candidates": "abc"}, "candidates"),
+        (
+            "PATCH",
+            {"pc_id": "pc-1", "candidates": [{"candidate": "", "sdp_mid": "0", "sdp_mline_index": True}]},
+            "sdp_mline_index",
+        ),
+    ],
+)
+def test_malformed_offers_and_candidates_are_400_with_the_reason(
+    hibari_backend: Backend, method: str, body: dict[str, Any], reason: str
+) -> None:
+    """Wrong types in an offer or a patch, unparsable candidates: 400 in the route's JSON shape."""
+
+    async def main() -> tuple[int, str, bytes]:
+        async with agent_server(hibari_backend) as (base, _, _):
+            return await asyncio.to_thread(
+                fetch, f"http://{base}/api/offer", json.dumps(body).encode(), method
+            )
+
+    status, kind, text = asyncio.run(main())
+    assert (status, kind) == (400, "application/json"), text
+    assert reason in json.loads(text)["error"]

@@ -16,8 +16,9 @@ frame being written, so a barge-in lets at most the rest of one 80 ms frame out,
 owned here: it ends when the bot returns, is cancelled ``end_grace_s`` after the peer connection
 closes or fails (an ICE failure, a hang-up) or the page stops its keep-alive pings (a closed
 tab), and is cancelled and awaited by ``aclose``.
-``PATCH /api/offer`` takes trickled ICE candidates. A bad offer is answered 400 with the reason
-(one that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
+``PATCH /api/offer`` takes trickled ICE candidates. A bad offer or candidate is answered 400 with
+the reason (``transports.webrtc.signalling`` checks both before the WebRTC library sees them; one
+that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
 256 KiB 413 before it is read, a ``pc_id`` that is no call's 404; beyond ``max_calls`` the answer
 is 503. A peer that has not connected ``connect_timeout_s`` after its offer frees its slot.
 Errors of one call are logged, never raised into the loop.
@@ -29,7 +30,6 @@ Errors of one call are logged, never raised into the loop.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -38,18 +38,15 @@ from typing import Any, cast
 from fastapi import HTTPException
 from pipecat.transports.base_transport import TransportParams
 from pipecat.transports.smallwebrtc.connection import IceServer, SmallWebRTCConnection
-from pipecat.transports.smallwebrtc.request_handler import (
-    IceCandidate,
-    SmallWebRTCPatchRequest,
-    SmallWebRTCRequest,
-    SmallWebRTCRequestHandler,
-)
+from pipecat.transports.smallwebrtc.request_handler import SmallWebRTCRequestHandler
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import NOT_TAKING, Drain
 from transports.http_body import BodyTooLarge, read_body
+from transports.logsafe import loggable
+from transports.webrtc.signalling import BadRequest, parse_offer, parse_patch
 from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.webrtc")
@@ -60,6 +57,7 @@ CALL_PAGE_FILES = ("call.js", "call-recorder.js")
 #: Opus's own rate: the engine's frames reach the encoder without resampling
 OPUS_SAMPLE_RATE = 48000
 _MAX_OFFER_BYTES = 256 * 1024
+NO_SUCH_CALL = "no call in progress has that pc_id"
 
 WebRTCBot = Callable[[SmallWebRTCConnection], Coroutine[Any, Any, None]]
 
@@ -135,23 +133,12 @@ class WebRTCEndpoint:
         except InvalidInputError as exc:
             return _error(400, str(exc))
         try:
-            data = json.loads(body)
-            offer = SmallWebRTCRequest(
-                sdp=str(data["sdp"]),
-                type=str(data["type"]),
-                pc_id=data.get("pc_id"),
-                restart_pc=bool(data.get("restart_pc", False)),
-            )
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-            return _error(400, f"an offer is JSON with sdp and type ({type(exc).__name__})")
-        if offer.type != "offer":
-            return _error(400, f"expected an offer, got {offer.type[:20]!r}")
-        problem = _unconnectable(offer.sdp)
-        if problem is not None:
-            return _error(400, problem)
+            offer = parse_offer(body)
+        except BadRequest as exc:
+            return _error(400, str(exc))
         if offer.pc_id is not None and offer.pc_id not in self._calls:
             # renegotiation is for a call in progress; a made-up pc_id must not bypass max_calls
-            return _error(404, "no call in progress has that pc_id")
+            return _error(404, NO_SUCH_CALL)
         if offer.pc_id is None and self._drain is not None and self._drain.draining:
             return _error(503, NOT_TAKING)
         if offer.pc_id is None and (self._closed or len(self._calls) >= self._max_calls):
@@ -161,7 +148,7 @@ class WebRTCEndpoint:
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
         except Exception as exc:  # aiortc rejects an unusable SDP with assorted exception types
-            log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, exc)
+            log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, loggable(exc))
             return _error(400, "unusable offer: its SDP could not be negotiated")
         if answer is None:
             return _error(500, "no answer")
@@ -169,21 +156,22 @@ class WebRTCEndpoint:
 
     async def _patch(self, request: Request) -> Response:
         try:
-            data = json.loads(await read_body(request, max_bytes=_MAX_OFFER_BYTES))
-            patch = SmallWebRTCPatchRequest(
-                pc_id=str(data["pc_id"]),
-                candidates=[
-                    IceCandidate(str(c["candidate"]), str(c["sdp_mid"]), int(c["sdp_mline_index"]))
-                    for c in data["candidates"]
-                ],
-            )
+            patch = parse_patch(await read_body(request, max_bytes=_MAX_OFFER_BYTES))
+        except BodyTooLarge:
+            return _error(413, "candidates too large")
+        except InvalidInputError as exc:
+            return _error(400, str(exc))
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        if patch.pc_id not in self._calls:
+            return _error(404, NO_SUCH_CALL)
+        try:
             await self._handler.handle_patch_request(patch)
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
-        except BodyTooLarge:
-            return _error(413, "candidates too large")
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, InvalidInputError) as exc:
-            return _error(400, f"bad candidates ({type(exc).__name__})")
+        except Exception as exc:  # what the ICE agent will not take (after end-of-candidates, say)
+            log.warning("webrtc: candidates refused: %s: %s", type(exc).__name__, loggable(exc))
+            return _error(400, "unusable candidates: the call's ICE agent refused them")
         return Response(status_code=204)
 
     # -- calls --------------------------------------------------------------------------------
@@ -260,21 +248,6 @@ async def _disconnect(connection: SmallWebRTCConnection, name: str) -> None:
             await cast(Callable[[], Awaitable[None]], connection.disconnect)()
     except (TimeoutError, OSError, RuntimeError, ConnectionError) as exc:
         log.warning("%s: closing the peer connection failed: %s", name, exc)
-
-
-#: what an offer must carry to ever connect (ICE credentials and the DTLS fingerprint)
-_SDP_NEEDS = ("a=ice-ufrag:", "a=ice-pwd:", "a=fingerprint:")
-
-
-def _unconnectable(sdp: str) -> str | None:
-    """Why an offer can never become a call (no audio, no ICE credentials...), or None."""
-    text = sdp.replace("\r\n", "\n")
-    if "\nm=audio " not in text:
-        return "the offer has no audio section: a call needs the microphone"
-    missing = [line.rstrip(":") for line in _SDP_NEEDS if line not in text]
-    if missing:
-        return f"the offer cannot connect: it has no {', '.join(missing)}"
-    return None
 
 
 def _error(status: int, message: str) -> Response:
