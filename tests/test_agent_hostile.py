@@ -1,10 +1,12 @@
-"""Hostile input against ``warmline call``'s real app on 127.0.0.1: limits hold, bad input is refused.
+"""Hostile input against ``warmline call``'s real app on 127.0.0.1: limits hold, bad input is a 4xx.
 
 Each test is a row of the adversarial probe: many Twilio streams at once against ``--max-calls``,
 a call whose stream turns into deeply nested JSON (the call ends and gives its slot back), a
-reader that fails (the same), deep JSON before ``start`` (1008), client strings with line
-breaks (escaped in every log line), and a webhook ``From`` full of control characters
-(well-formed TwiML), and malformed offers and candidates (400 in the route's JSON shape).
+reader that fails (the same), deep JSON before ``start`` (1008), client strings with line breaks
+(escaped in every log line), a webhook ``From`` full of control characters (well-formed TwiML),
+and malformed offers and candidates (400 in the route's JSON shape). The WebRTC offers that reach
+ICE run in a network namespace of their own: ``agent_offer_flood_scenario.py``, run by the last
+test here.
 """
 
 from __future__ import annotations
@@ -12,12 +14,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import shutil
+import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -41,6 +48,7 @@ DEEP = "[" * 5000
 #: bounds on every wait (safety nets against hangs, not timing assertions)
 POLLS = 1000
 POLL_S = 0.02
+FLOOD_SCENARIO = Path(__file__).resolve().parent / "agent_offer_flood_scenario.py"
 
 
 def fetch(url: str, data: bytes | None = None, method: str = "POST") -> tuple[int, str, bytes]:
@@ -296,3 +304,26 @@ def test_malformed_offers_and_candidates_are_400_with_the_reason(
     status, kind, text = asyncio.run(main())
     assert (status, kind) == (400, "application/json"), text
     assert reason in json.loads(text)["error"]
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")
+def test_max_calls_holds_against_40_simultaneous_webrtc_offers(tmp_path: Path) -> None:
+    """40 valid offers at once: 4 answered, 36 answered 503, 4 calls; bad candidates on a live call
+    are 400 (``agent_offer_flood_scenario.py``, in a network namespace of its own)."""
+    proc = subprocess.run(
+        ["unshare", "-rn", sys.executable, str(FLOOD_SCENARIO)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=FLOOD_SCENARIO.parent.parent,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.returncode == 0, f"unshare -rn failed:\n{proc.stderr[-3000:]}"
+    lines = proc.stdout.strip().splitlines()
+    assert lines, f"no result from the scenario:\n{proc.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(lines[-1])
+    assert result["ok"], f"{result.get('error')}\n{proc.stderr[-3000:]}"
+    assert sorted(result["statuses"]) == [200] * MAX_CALLS + [503] * (STREAMS - MAX_CALLS)
+    assert result["most_calls"] == MAX_CALLS and result["health_calls"]["webrtc"] == MAX_CALLS
+    assert result["patches"] == {"garbage": 400, "candidate:1": 400, "good": 204}
+    assert result["calls_left"] == 0
