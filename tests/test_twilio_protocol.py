@@ -99,6 +99,8 @@ def test_outbound_media_mark_and_clear_are_exactly_twilios_shapes() -> None:
         (b"\x00\x01", tp.MalformedMessageError, "not binary"),
         ("{oops", tp.MalformedMessageError, "not JSON"),
         ("[1, 2]", tp.MalformedMessageError, "JSON object"),
+        ("[" * 5000, tp.MalformedMessageError, "nested too deeply"),  # not a RecursionError
+        ('{"event": "media", "x": ' + "[" * 5000 + "]" * 5000 + "}", tp.MalformedMessageError, "nested"),
         (
             '{"event": "hangup", "sequenceNumber": "2", "streamSid": "MZ"}',
             tp.MalformedMessageError,

@@ -191,6 +191,29 @@ def test_a_dead_peer_ends_its_call_and_a_deaf_bot_is_cancelled(
     assert lines[-1].endswith("call over")
 
 
+def test_a_failing_watchdog_ends_its_call_frees_its_slot_and_says_so_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The call's liveness check raising (a library's bug) ends the call like a dead peer would."""
+    caplog.set_level(logging.INFO, logger="warmline.webrtc")
+
+    class BrokenConnection(StandInConnection):
+        def is_connected(self) -> bool:
+            raise RuntimeError("a bug in the connection")
+
+    async def main() -> None:
+        endpoint = WebRTCEndpoint(lambda c: asyncio.Event().wait(), end_grace_s=0.05, liveness_poll_s=0.01)  # type: ignore[arg-type, return-value]
+        task = endpoint.start_call(BrokenConnection())  # type: ignore[arg-type]
+        await asyncio.wait_for(task, 10)
+        assert endpoint.calls == 0
+        await endpoint.aclose()
+
+    asyncio.run(main())
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert [r.getMessage() for r in errors] == ["webrtc-89abcdef: webrtc-89abcdef-watch failed"]
+    assert errors[0].exc_info is not None and errors[0].exc_info[0] is RuntimeError
+
+
 def test_aclose_cancels_running_calls() -> None:
     """Shutting the endpoint down cancels and awaits every call."""
 

@@ -562,6 +562,28 @@ def test_over_max_sessions_is_closed_with_1013(hibari_backend: HibariBackend) ->
     run_with_server(hibari_backend, body, ServerSettings(max_sessions=1))
 
 
+def test_max_sessions_holds_against_40_simultaneous_connections(hibari_backend: HibariBackend) -> None:
+    """40 clients at once against max_sessions 4: 4 get ``ready``, 36 get 1013, 4 sessions counted."""
+
+    async def first_word(ws: ClientConnection) -> str | int:
+        try:
+            return str(json.loads(await asyncio.wait_for(ws.recv(), 30))["event"])
+        except ConnectionClosed as exc:
+            return exc.rcvd.code if exc.rcvd is not None else 0
+
+    async def body(server: LiveServer) -> None:
+        clients = await asyncio.gather(*(connect(server.url()) for _ in range(40)))
+        try:
+            words = await asyncio.gather(*(first_word(ws) for ws in clients))
+            assert sorted(words, key=str) == [1013] * 36 + ["ready"] * 4
+            assert server.state.connections == 4 and server.state.runtime.session_count == 4
+        finally:
+            await asyncio.gather(*(ws.close() for ws in clients))
+        assert await server.wait_sessions(0) == 0
+
+    run_with_server(hibari_backend, body, ServerSettings(max_sessions=4))
+
+
 def test_page_healthz_and_metrics_are_served(hibari_backend: HibariBackend) -> None:
     """GET / is the player page; metrics count frames, first-frame latency and sessions."""
 

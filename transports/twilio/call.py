@@ -16,8 +16,10 @@ and a barge-in during the write knows the carrier is about to hold our audio.
 
 Receiving. ``run_reader`` hands the caller's audio (int16 PCM at 8 kHz), DTMF digits and
 returned marks to the listener until the stream ends: ``stop``, the socket closing, no message
-for ``media_timeout_s`` (Twilio sends media every 20 ms for the whole call), or a protocol error.
-Each ending is logged once, in one line, and shows in ``ended`` / ``end_reason``; the owner
+for ``media_timeout_s`` (Twilio sends media every 20 ms for the whole call), a protocol error,
+or a failure of the listener or of the reader itself. Each ending is logged once, in one line
+(client strings escaped, a failure's traceback after it), and shows in ``ended`` /
+``end_reason``; the owner
 then calls ``report_end`` from its own task, so the listener never learns of the end inside a
 send or a receive it might want to cancel.
 
@@ -37,6 +39,7 @@ import numpy.typing as npt
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from transports.logsafe import loggable
 from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
 from tts_service import g711
@@ -59,6 +62,7 @@ class EndReason(enum.Enum):
     PROTOCOL_ERROR = "protocol_error"
     SEND_FAILED = "send_failed"
     LISTENER_FAILED = "listener_failed"
+    READER_FAILED = "reader_failed"
     CLOSED = "closed"
 
 
@@ -246,7 +250,17 @@ class TwilioCall:
     # -- receiving ----------------------------------------------------------------------------
 
     async def run_reader(self) -> None:
-        """Hand the carrier's messages to the listener until the stream ends (then return)."""
+        """Hand the carrier's messages to the listener until the stream ends (then return).
+
+        Never raises but ``CancelledError``: whatever else goes wrong in reading ends the stream
+        (``READER_FAILED``), logged once with its traceback, so the call and its slot end too.
+        """
+        try:
+            await self._read()
+        except Exception as exc:
+            self._end(EndReason.READER_FAILED, f"{type(exc).__name__}: {exc}", error=exc)
+
+    async def _read(self) -> None:
         while not self._ended.is_set():
             try:
                 async with asyncio.timeout(self._media_timeout_s):
@@ -267,9 +281,9 @@ class TwilioCall:
                 return
             try:
                 await self._dispatch(event)
-            except Exception:  # a listener bug ends this call, never the server
-                log.exception("%s: the listener failed on %s", self.name, type(event).__name__)
-                self._end(EndReason.LISTENER_FAILED, "the listener raised")
+            except Exception as exc:  # a listener bug ends this call, never the server
+                why = f"the listener failed on {type(event).__name__}: {type(exc).__name__}"
+                self._end(EndReason.LISTENER_FAILED, why, error=exc)
                 return
             if isinstance(event, tp.Stop):
                 self._end(EndReason.STOP, "the carrier sent stop")
@@ -284,21 +298,24 @@ class TwilioCall:
         elif isinstance(event, tp.Mark):
             seq = self._framer.mark_seq(event.name)
             if seq is None:
-                log.debug("%s: ignoring mark %r that this call never sent", self.name, event.name)
+                log.debug("%s: ignoring mark %s that this call never sent", self.name, loggable(event.name))
             else:
                 await listener.on_mark(seq)
         elif isinstance(event, tp.Dtmf):
             await listener.on_dtmf(event.digit)
 
-    def _end(self, reason: EndReason, detail: str) -> None:
-        """Record the end once and log it; the owner tells the listener (``report_end``)."""
+    def _end(self, reason: EndReason, detail: str, *, error: BaseException | None = None) -> None:
+        """Record the end once and log it in one line (with ``error``'s traceback, if given); the
+        owner tells the listener (``report_end``)."""
         if self._ended.is_set():
             return
         self._end_reason = reason
         self._ended.set()
         self._epoch += 1
         level = logging.INFO if reason in (EndReason.STOP, EndReason.CLOSED) else logging.WARNING
-        log.log(level, "%s: stream %s ended (%s): %s", self.name, self.stream_sid, reason.value, detail)
+        level = logging.ERROR if error is not None else level
+        sid, why = loggable(self.stream_sid), loggable(detail)
+        log.log(level, "%s: stream %s ended (%s): %s", self.name, sid, reason.value, why, exc_info=error)
 
     async def report_end(self) -> None:
         """Tell the listener the stream is over; for the call's owner, from its own task, once."""

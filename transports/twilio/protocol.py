@@ -206,6 +206,8 @@ def _loads(data: str | bytes) -> dict[str, Any]:
         message = json.loads(data)
     except ValueError as exc:
         raise MalformedMessageError(f"not JSON: {exc}") from exc
+    except RecursionError:  # nested past the parser's depth, as ``tts_service.wire`` refuses it
+        raise MalformedMessageError("nested too deeply: no Twilio message is") from None
     if not isinstance(message, dict):
         raise MalformedMessageError(f"a message is a JSON object, not {type(message).__name__}")
     return message

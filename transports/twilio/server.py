@@ -48,6 +48,7 @@ from starlette.websockets import WebSocket
 
 from transports.drain import NOT_TAKING, Drain
 from transports.http_body import BodyRefused, read_body
+from transports.logsafe import loggable, loggable_names
 from transports.twilio.call import TwilioCall
 from transports.twilio.protocol import TwilioProtocolError
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
@@ -89,14 +90,28 @@ class TwilioSettings:
 
 
 def twiml(stream_url: str, parameters: Mapping[str, str]) -> str:
-    """The TwiML document that connects a call to the media stream at ``stream_url``."""
+    """The TwiML document that connects a call to the media stream at ``stream_url``.
+
+    Always well-formed XML, whatever the values hold: each is quoted, and a character XML 1.0
+    cannot carry at all (NUL, most C0 controls, lone surrogates, U+FFFE/U+FFFF) is replaced
+    with U+FFFD first, since not even a character reference may name it.
+    """
     params = "".join(
-        f"<Parameter name={quoteattr(name)} value={quoteattr(value)}/>" for name, value in parameters.items()
+        f"<Parameter name={_xml_attr(name)} value={_xml_attr(value)}/>" for name, value in parameters.items()
     )
     return (
         '<?xml version="1.0" encoding="UTF-8"?>'
-        f"<Response><Connect><Stream url={quoteattr(stream_url)}>{params}</Stream></Connect></Response>"
+        f"<Response><Connect><Stream url={_xml_attr(stream_url)}>{params}</Stream></Connect></Response>"
     )
+
+
+#: what XML 1.0 cannot hold: everything outside its Char production
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _xml_attr(value: str) -> str:
+    """``value`` as a quoted XML attribute value; characters XML cannot hold become U+FFFD."""
+    return quoteattr(_NOT_XML.sub("\ufffd", value))
 
 
 def twilio_routes(
@@ -209,7 +224,7 @@ def public_url(conn: HTTPConnection, public_host: str | None, *, websocket: bool
 
 
 def _peer(conn: HTTPConnection) -> str:
-    return conn.client.host if conn.client else "an unknown peer"
+    return loggable(conn.client.host) if conn.client else "an unknown peer"
 
 
 async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) -> TwilioCall | None:
@@ -224,8 +239,12 @@ async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) 
             media_timeout_s=settings.media_timeout_s,
         )
     except TwilioProtocolError as exc:
-        log.warning("%s: stream refused (%s): %s", name, exc.code, exc)
+        log.warning("%s: stream refused (%s): %s", name, exc.code, loggable(exc))
         await _close_quietly(websocket, 1008, exc.code)
+        return None
+    except Exception as exc:  # a bug in the handshake ends this stream, never the server
+        log.error("%s: the handshake failed", name, exc_info=exc)
+        await _close_quietly(websocket, 1011, "internal error")
         return None
 
 
@@ -234,16 +253,17 @@ async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, nam
     log.info(
         "%s: stream %s of call %s started (parameters: %s)",
         name,
-        start.stream_sid,
-        start.call_sid,
-        ", ".join(sorted(start.custom_parameters)) or "none",
+        loggable(start.stream_sid),
+        loggable(start.call_sid),
+        loggable_names(start.custom_parameters) or "none",
     )
     reader = asyncio.create_task(call.run_reader(), name=f"{name}-reader")
     ended = asyncio.create_task(call.ended.wait(), name=f"{name}-ended")
     bot_task = asyncio.create_task(bot(call), name=f"{name}-bot")
     tasks = (reader, ended, bot_task)
     try:
-        await asyncio.wait((ended, bot_task), return_when=asyncio.FIRST_COMPLETED)
+        # whichever ends first ends the call: the stream (a send can end it too), its reader, the bot
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         if not bot_task.done():
             await call.report_end()
             await asyncio.wait((bot_task,), timeout=settings.end_grace_s)

@@ -21,6 +21,7 @@ import logging
 import numpy as np
 import numpy.typing as npt
 
+from transports.logsafe import loggable
 from transports.twilio.protocol import (
     CHUNK_BYTES,
     FRAME_BYTES,
@@ -78,9 +79,8 @@ class InboundStream:
         return self._start
 
     def _set_state(self, state: StreamState) -> None:
-        log.debug(
-            "twilio stream %s: %s -> %s", self._start.stream_sid if self._start else "-", self._state, state
-        )
+        sid = loggable(self._start.stream_sid) if self._start else "-"
+        log.debug("twilio stream %s: %s -> %s", sid, self._state, state)
         self._state = state
 
     def receive(self, data: str | bytes) -> InboundEvent:

@@ -16,11 +16,14 @@ frame being written, so a barge-in lets at most the rest of one 80 ms frame out,
 owned here: it ends when the bot returns, is cancelled ``end_grace_s`` after the peer connection
 closes or fails (an ICE failure, a hang-up) or the page stops its keep-alive pings (a closed
 tab), and is cancelled and awaited by ``aclose``.
-``PATCH /api/offer`` takes trickled ICE candidates. A bad offer is answered 400 with the reason
-(one that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
+``PATCH /api/offer`` takes trickled ICE candidates. A bad offer or candidate is answered 400 with
+the reason (``transports.webrtc.signalling`` checks both before the WebRTC library sees them; one
+that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
 256 KiB 413 before it is read, a ``pc_id`` that is no call's 404; beyond ``max_calls`` the answer
-is 503. A peer that has not connected ``connect_timeout_s`` after its offer frees its slot.
-Errors of one call are logged, never raised into the loop.
+is 503. A new offer takes its call slot before its first await (its negotiation), so offers that
+arrive together cannot overshoot ``max_calls``; the slot becomes the call or is given back. A peer
+that has not connected ``connect_timeout_s`` after its offer frees its slot. Errors of one call
+are logged, never raised into the loop.
 
 ``call_page_routes`` serves the browser call page (``static/call.html``, plain JS, no CDN) at
 ``/``. This module never runs model compute, and never lets a call outlive ``aclose``.
@@ -29,28 +32,24 @@ Errors of one call are logged, never raised into the loop.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from fastapi import HTTPException
 from pipecat.transports.base_transport import TransportParams
 from pipecat.transports.smallwebrtc.connection import IceServer, SmallWebRTCConnection
-from pipecat.transports.smallwebrtc.request_handler import (
-    IceCandidate,
-    SmallWebRTCPatchRequest,
-    SmallWebRTCRequest,
-    SmallWebRTCRequestHandler,
-)
+from pipecat.transports.smallwebrtc.request_handler import SmallWebRTCRequest, SmallWebRTCRequestHandler
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import NOT_TAKING, Drain
 from transports.http_body import BodyRefused, read_body
-from tts_service.errors import InvalidInputError
+from transports.logsafe import loggable
+from transports.webrtc.signalling import BadRequest, parse_offer, parse_patch
 
 log = logging.getLogger("warmline.webrtc")
 
@@ -60,6 +59,7 @@ CALL_PAGE_FILES = ("call.js", "call-recorder.js")
 #: Opus's own rate: the engine's frames reach the encoder without resampling
 OPUS_SAMPLE_RATE = 48000
 _MAX_OFFER_BYTES = 256 * 1024
+NO_SUCH_CALL = "no call in progress has that pc_id"
 
 WebRTCBot = Callable[[SmallWebRTCConnection], Coroutine[Any, Any, None]]
 
@@ -101,6 +101,8 @@ class WebRTCEndpoint:
         self._liveness_poll_s = liveness_poll_s
         self._connect_timeout_s = connect_timeout_s
         self._calls: dict[str, asyncio.Task[None]] = {}
+        #: slots taken by offers still being negotiated
+        self._reserved = 0
         self._closed = False
 
     @property
@@ -133,61 +135,75 @@ class WebRTCEndpoint:
         except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
             return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
         try:
-            data = json.loads(body)
-            offer = SmallWebRTCRequest(
-                sdp=str(data["sdp"]),
-                type=str(data["type"]),
-                pc_id=data.get("pc_id"),
-                restart_pc=bool(data.get("restart_pc", False)),
-            )
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-            return _error(400, f"an offer is JSON with sdp and type ({type(exc).__name__})")
-        if offer.type != "offer":
-            return _error(400, f"expected an offer, got {offer.type[:20]!r}")
-        problem = _unconnectable(offer.sdp)
-        if problem is not None:
-            return _error(400, problem)
-        if offer.pc_id is not None and offer.pc_id not in self._calls:
-            # renegotiation is for a call in progress; a made-up pc_id must not bypass max_calls
-            return _error(404, "no call in progress has that pc_id")
-        if offer.pc_id is None and self._drain is not None and self._drain.draining:
+            offer = parse_offer(body)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        if offer.pc_id is not None:
+            if offer.pc_id not in self._calls:
+                # renegotiation is for a call in progress; a made-up pc_id must not bypass max_calls
+                return _error(404, NO_SUCH_CALL)
+            return await self._negotiate(offer, None)
+        if self._drain is not None and self._drain.draining:
             return _error(503, NOT_TAKING)
-        if offer.pc_id is None and (self._closed or len(self._calls) >= self._max_calls):
+        if self._closed or self.calls + self._reserved >= self._max_calls:
             return _error(503, "no room for another call")
+        # The slot is taken here, before the first await: offers negotiated at once cannot all
+        # see the same free slot. It becomes the call, or is given back however this ends.
+        self._reserved += 1
+        slot = _Slot()
         try:
-            answer = await self._handler.handle_web_request(offer, self._start_call)
+            return await self._negotiate(offer, slot)
+        finally:
+            self._reserved -= 1
+
+    async def _negotiate(self, offer: SmallWebRTCRequest, slot: _Slot | None) -> Response:
+        """Answer ``offer``; a new connection becomes a call only on ``slot`` (None: renegotiation)."""
+        refused: list[SmallWebRTCConnection] = []
+
+        async def on_connection(connection: SmallWebRTCConnection) -> None:
+            # the library makes a new connection when the renegotiated one is gone meanwhile:
+            # that is no call of ours, and it has no slot
+            if slot is None or slot.used or self._closed:
+                refused.append(connection)
+                return
+            slot.used = True
+            self.start_call(connection)
+
+        try:
+            answer = await self._handler.handle_web_request(offer, on_connection)
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
         except Exception as exc:  # aiortc rejects an unusable SDP with assorted exception types
-            log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, exc)
+            log.warning("webrtc: offer refused: %s: %s", type(exc).__name__, loggable(exc))
             return _error(400, "unusable offer: its SDP could not be negotiated")
+        finally:
+            for connection in refused:
+                await _disconnect(connection, "webrtc: a refused connection")
+        if refused:
+            return _error(503, "no room for another call") if slot is not None else _error(404, NO_SUCH_CALL)
         if answer is None:
             return _error(500, "no answer")
         return JSONResponse(answer)
 
     async def _patch(self, request: Request) -> Response:
         try:
-            data = json.loads(await read_body(request, max_bytes=_MAX_OFFER_BYTES))
-            patch = SmallWebRTCPatchRequest(
-                pc_id=str(data["pc_id"]),
-                candidates=[
-                    IceCandidate(str(c["candidate"]), str(c["sdp_mid"]), int(c["sdp_mline_index"]))
-                    for c in data["candidates"]
-                ],
-            )
+            patch = parse_patch(await read_body(request, max_bytes=_MAX_OFFER_BYTES))
+        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
+            return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        if patch.pc_id not in self._calls:
+            return _error(404, NO_SUCH_CALL)
+        try:
             await self._handler.handle_patch_request(patch)
         except HTTPException as exc:
             return _error(exc.status_code, str(exc.detail))
-        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
-            return JSONResponse({"error": str(exc)}, status_code=exc.status, headers=exc.headers)
-        except (ValueError, KeyError, TypeError, AttributeError, RecursionError, InvalidInputError) as exc:
-            return _error(400, f"bad candidates ({type(exc).__name__})")
+        except Exception as exc:  # what the ICE agent will not take (after end-of-candidates, say)
+            log.warning("webrtc: candidates refused: %s: %s", type(exc).__name__, loggable(exc))
+            return _error(400, "unusable candidates: the call's ICE agent refused them")
         return Response(status_code=204)
 
     # -- calls --------------------------------------------------------------------------------
-
-    async def _start_call(self, connection: SmallWebRTCConnection) -> None:
-        self.start_call(connection)
 
     def start_call(self, connection: SmallWebRTCConnection) -> asyncio.Task[None]:
         """Run ``bot(connection)`` as a call owned here (for connections negotiated elsewhere too)."""
@@ -222,9 +238,10 @@ class WebRTCEndpoint:
                 task.cancel()
             await asyncio.wait((bot, watch))
             await _disconnect(connection, name)
-        error = None if bot.cancelled() else bot.exception()
-        if error is not None:
-            log.error("%s: the bot failed", name, exc_info=error)
+        for task in (bot, watch):  # either one failing ended the call: say which, once
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                log.error("%s: %s failed", name, task.get_name(), exc_info=error)
         log.info("%s: call over", name)
 
     async def _watch(self, connection: SmallWebRTCConnection, gone: asyncio.Event, name: str) -> None:
@@ -260,19 +277,11 @@ async def _disconnect(connection: SmallWebRTCConnection, name: str) -> None:
         log.warning("%s: closing the peer connection failed: %s", name, exc)
 
 
-#: what an offer must carry to ever connect (ICE credentials and the DTLS fingerprint)
-_SDP_NEEDS = ("a=ice-ufrag:", "a=ice-pwd:", "a=fingerprint:")
+@dataclass(slots=True)
+class _Slot:
+    """One offer's call slot, taken before its negotiation; ``used`` once its call has started."""
 
-
-def _unconnectable(sdp: str) -> str | None:
-    """Why an offer can never become a call (no audio, no ICE credentials...), or None."""
-    text = sdp.replace("\r\n", "\n")
-    if "\nm=audio " not in text:
-        return "the offer has no audio section: a call needs the microphone"
-    missing = [line.rstrip(":") for line in _SDP_NEEDS if line not in text]
-    if missing:
-        return f"the offer cannot connect: it has no {', '.join(missing)}"
-    return None
+    used: bool = False
 
 
 def _error(status: int, message: str) -> Response:

@@ -51,6 +51,7 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from transports.drain import DRAIN_TIME_UP, GOING_AWAY, Drain, Draining
+from transports.logsafe import loggable
 from transports.security import TokenBucket
 from transports.ws.metrics import ServerMetrics
 from transports.ws.outbox import CloseConnection, Outbox
@@ -162,7 +163,7 @@ class WsConnection:
                 raise CloseConnection(*DRAIN_TIME_UP)
 
     async def _close(self, code: int, reason: str) -> None:
-        log.info("%s: closing (%d %s)", self._name, code, reason)
+        log.info("%s: closing (%d %s)", self._name, code, loggable(reason))
         self.closed_with = (code, reason)
         try:
             async with asyncio.timeout(self._settings.close_timeout_s):
@@ -180,7 +181,7 @@ class WsConnection:
         """Tell the client what went wrong; what only the operator should read goes to the log."""
         self._error(exc.code, str(exc))
         if exc.operator_hint:
-            log.info("%s: %s", exc.code, exc.operator_hint)
+            log.info("%s: %s", exc.code, loggable(exc.operator_hint, max_chars=1000))
 
     def _error(self, code: str, message: str) -> None:
         self._metrics.errors.labels(code).inc()
