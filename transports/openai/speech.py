@@ -46,6 +46,7 @@ from starlette.types import Receive, Scope, Send
 
 from transports.drain import NOT_TAKING
 from transports.http_body import BodyRefused, read_body
+from transports.logsafe import loggable
 from transports.openai.encoders import FORMATS, AudioEncoder, new_encoder
 from transports.openai.host import SpeechHost
 from transports.openai.request import (
@@ -116,7 +117,7 @@ async def _speech(request: Request, state: SpeechHost, name: str) -> Response:
     except ApiError as exc:
         metrics.speech_requests.labels("refused", str(exc.status)).inc()
         if exc.status >= 500:
-            log.warning("%s: %s", name, exc.message)
+            log.warning("%s: %s", name, loggable(exc.message))
         return _error(exc)
     try:
         response = SpeechResponse(speech, session, state, name, started=started)
@@ -128,7 +129,7 @@ async def _speech(request: Request, state: SpeechHost, name: str) -> Response:
     except ApiError as exc:
         await response.aclose()
         metrics.speech_requests.labels("failed", str(exc.status)).inc()
-        log.warning("%s: no audio: %s", name, exc.message)
+        log.warning("%s: no audio: %s", name, loggable(exc.message))
         return _error(exc)
     except BaseException:
         await response.aclose()
@@ -269,7 +270,7 @@ class SpeechResponse(Response):
             self._failure = exc.message
         if self._failure is None:
             return "finished"
-        log.warning("%s: cut short: %s", self._name, self._failure)
+        log.warning("%s: cut short: %s", self._name, loggable(self._failure))
         return f"cut short: {self._failure}"
 
     async def aclose(self, why: str = "closed") -> None:
