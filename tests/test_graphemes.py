@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tts_service.engine import graphemes
-from tts_service.engine.graphemes import MAX_MARKS, count, cut_before, extends, fold_marks
+from tts_service.engine.graphemes import MAX_MARKS, count, cut_before, end_of, extends, fold_marks
 
 ACUTE = "\u0301"
 GRAVE = "\u0300"
@@ -52,6 +52,13 @@ def test_cut_before_is_in_range_and_between_clusters_when_it_can_be(text: str, l
         assert not extends(text[cut])
     else:
         assert cut == limit
+
+
+@given(text=st.text(alphabet="ab \u0301\u0300", max_size=30), clusters=st.integers(-1, 35))
+def test_end_of_holds_exactly_that_many_clusters(text: str, clusters: int) -> None:
+    end = end_of(text, clusters)
+    assert count(text[:end]) == min(max(clusters, 0), count(text))
+    assert end in (0, len(text)) or not extends(text[end])
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["MAX_MARKS", "count", "cut_before", "extends", "fold_marks"]
+__all__ = ["MAX_MARKS", "count", "cut_before", "end_of", "extends", "fold_marks"]
 
 #: marks one cluster keeps after folding (after NFC, what people write has two or three at most)
 MAX_MARKS = 3
@@ -38,6 +38,19 @@ def count(text: str) -> int:
     if text.isascii():
         return len(text)
     return sum(1 for i, char in enumerate(text) if i == 0 or not extends(char))
+
+
+def end_of(text: str, clusters: int) -> int:
+    """The index just after the first ``clusters`` clusters of ``text`` (its length if it has fewer)."""
+    if clusters <= 0:
+        return 0
+    seen = 0
+    for i, char in enumerate(text):
+        if i > 0 and not extends(char):
+            seen += 1
+            if seen == clusters:
+                return i
+    return len(text)
 
 
 def cut_before(text: str, limit: int) -> int:
