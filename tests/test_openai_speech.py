@@ -311,6 +311,27 @@ def test_a_long_digit_run_is_spoken_not_a_500() -> None:
     run(body)
 
 
+def test_a_request_past_its_audio_budget_ends_with_audio_too_long() -> None:
+    """Row 1 on the real model: 10,000 characters of a letter and a combining accent stop at the
+    server's --max-turn-audio-s with an ``audio_too_long`` error event, instead of growing."""
+    settings = ServerSettings(max_turn_audio_s=20.0)
+
+    async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        async with client.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="alloy", input="e\u0301" * 5000, stream_format="sse", response_format="pcm"
+        ) as response:
+            events = [
+                json.loads(line[6:]) async for line in response.iter_lines() if line.startswith("data: ")
+            ]
+        audio = b"".join(base64.b64decode(e["audio"]) for e in events if e["type"] == "speech.audio.delta")
+        assert events[-1]["type"] == "error" and events[-1]["error"]["code"] == "audio_too_long"
+        # the route ends the body at the error: what was sent is under the budget and one unit
+        assert 1.0 < len(audio) / 2 / 24000 < 20.0 + 60.0
+        assert await server.wait_sessions(0) == 0
+
+    run(body, settings=settings)
+
+
 def test_bad_json_a_wrong_token_and_a_full_server_get_their_statuses() -> None:
     settings = ServerSettings(token="sesame", max_sessions=1)
     backend = GatedTone()

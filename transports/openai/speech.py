@@ -164,6 +164,7 @@ async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, Ru
         sample_rate=SAMPLE_RATE,
         sample_format=SampleFormat.PCM16,
         max_text_chars=max_chars,
+        max_turn_audio_s=settings.max_turn_audio_s,
     )
     with state.seat():  # held across the await, so concurrent requests cannot overshoot
         try:
