@@ -9,6 +9,10 @@ makes at most ``max_turn_audio_s`` of audio (and one unit), then reports ``audio
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from engine_helpers import events_of, frames_of, pump
 from toy_backends import ToneBackend, ToyFrameBackend
@@ -133,3 +137,46 @@ def test_hostile_capitals_on_hibari_stop_at_the_budget(hibari_backend: HibariBac
     assert [e.code for e in errors_of(out)] == ["audio_too_long"]
     assert isinstance(out[-1], Done)
     assert 20.0 <= seconds(out) < 20.0 + 60.0  # one unit of 280 capitals is under a minute
+
+
+MEMORY_PROBE = """
+import threading
+from tts_service.backends.hibari.backend import HibariBackend
+from tts_service.engine.session import EngineSession, SessionConfig
+
+def rss_mb():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) // 1024 for line in f if line.startswith("VmRSS:"))
+
+backend = HibariBackend()
+backend.load()
+
+def turn(text):
+    session = EngineSession(backend, SessionConfig(seed=0, max_turn_audio_s=120.0))
+    session.start(text)
+    session.flush()
+    while session.drain() or session.step():
+        pass
+
+turn("Warming up, with a sentence or two.")
+readings = [rss_mb()]
+for text in ["ABC" * 3333, "e\\u0301" * 5000, "ABC" * 3333]:
+    worker = threading.Thread(target=turn, args=(text,))  # a worker thread, as the runtime's
+    worker.start()
+    worker.join()
+    readings.append(rss_mb())
+print(*readings)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads RSS from /proc (Linux)")
+def test_memory_goes_back_after_hostile_turns() -> None:
+    """Row 1's memory: after three hostile turns on a worker thread, a fresh process's RSS is within
+    60 MB of where it started (it kept 250 MB and grew with each turn while hibari's buffers
+    came from glibc's heap), and it does not grow from turn to turn."""
+    out = subprocess.run(
+        [sys.executable, "-c", MEMORY_PROBE], capture_output=True, text=True, check=True, timeout=600
+    )
+    base, *after = (int(x) for x in out.stdout.split())
+    assert max(after) - base < 60, (base, after)
+    assert after[-1] - after[0] < 20, (base, after)

@@ -9,6 +9,9 @@ graph output, which gives word marks and the speech span for free: ``sum(duratio
 exactly the audio length. That tensor and the other hibari internals this module relies on live
 in ``hibari_compat``.
 
+A unit's buffers are kept off glibc's heap (``malloc``), so what a long unit took goes back
+to the system when it ends; no model input passes ``MAX_PHONEMES`` (``_bounded``).
+
 This module must never download anything (voices that are neither bundled nor already cached are
 refused with ``UnknownVoiceError``), never load a model in a constructor, and never touch asyncio.
 """
@@ -31,6 +34,7 @@ from hibari.tts import ASSETS, MAX_PHONEMES, Hibari
 from hibari.voices import VOICES, cache_dir, voice_path
 
 from tts_service.backends.hibari.hibari_compat import CLAUSE_SPLIT, open_duration_session
+from tts_service.backends.hibari.malloc import keep_large_buffers_off_the_heap
 from tts_service.dsp import fade_in, fade_out
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
 from tts_service.engine.types import WordMark
@@ -226,6 +230,7 @@ class HibariBackend:
         return model
 
     def _load_voice(self, voice: str) -> _VoiceModel:
+        keep_large_buffers_off_the_heap()  # a unit's memory goes back when it ends (see malloc.py)
         try:
             path = voice_path(voice, download_missing=False)
         except (ValueError, FileNotFoundError) as exc:
