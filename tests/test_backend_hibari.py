@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from asr import DISTRACTORS
 from hibari import Hibari, dsp
-from hibari.tts import ASSETS
+from hibari.tts import ASSETS, MAX_PHONEMES
 from hibari.voices import cache_dir
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +20,7 @@ from tts_service.backends.hibari.backend import (
     UNIT_SAMPLES,
     HibariBackend,
     HibariVoiceState,
+    _bounded,
     place_words,
 )
 from tts_service.backends.hibari.hibari_compat import open_duration_session
@@ -212,6 +213,36 @@ def test_long_sentence_chunks_like_hibari(hibari_backend: HibariBackend, hibari:
     chunks = hibari_backend.phonemize(text)
     assert len(chunks) > 1
     assert chunks == hibari.phonemize(text)
+
+
+@pytest.mark.parametrize("text", ["ABC" * 300, "one two three four " * 60, "e\u0301" * 400])
+def test_text_without_clauses_reaches_the_model_in_bounded_chunks(
+    hibari_backend: HibariBackend, hibari: Hibari, state: HibariVoiceState, text: str
+) -> None:
+    """A long sentence with no clause punctuation (spelled capitals, a list of words) is cut at
+    spaces, or where the limit falls, so no model input passes MAX_PHONEMES; no phoneme is lost."""
+    own = hibari.phonemize(text)
+    assert max(len(c) for c in own) > MAX_PHONEMES  # hibari alone gives the model all of it at once
+    chunks = hibari_backend.phonemize(text)
+    assert len(chunks) > 1 and all(0 < len(c) <= MAX_PHONEMES for c in chunks)
+    assert "".join(chunks).replace(" ", "") == "".join(own).replace(" ", "")
+    unit = hibari_backend.synthesize(state, text, speed=1.0, seed=0)
+    assert unit.speech_end > unit.speech_start
+
+
+@given(
+    words=st.lists(st.text(alphabet="abˈ", min_size=1, max_size=30), min_size=1, max_size=40),
+    limit=st.integers(min_value=1, max_value=50),
+)
+def test_bounded_pieces_fit_and_keep_every_phoneme(words: list[str], limit: int) -> None:
+    """Every piece is non-empty and at most ``limit`` long; joined they hold the same phonemes in
+    order, and a piece is cut inside a word only when that word alone passes the limit."""
+    phonemes = " ".join(words)
+    pieces = _bounded(phonemes, limit)
+    assert all(0 < len(p) <= limit for p in pieces)
+    assert "".join(pieces).replace(" ", "") == phonemes.replace(" ", "")
+    if max(len(w) for w in words) <= limit:
+        assert [w for p in pieces for w in p.split(" ")] == words
 
 
 def test_backend_speech_is_recognised(

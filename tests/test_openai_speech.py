@@ -275,19 +275,61 @@ def test_a_bad_request_gets_its_status_and_openai_error_shape(
     run(body, ToneBackend())
 
 
-@pytest.mark.parametrize("text", ["...", "🙂 🙂", "```\ncode only\n```"])
-def test_input_with_nothing_to_say_is_a_short_valid_file_not_an_error(text: str) -> None:
-    """Punctuation, emoji or a code block alone: 200 with a valid (silent or empty) WAV, session freed."""
+NOTHING_TO_SAY = ["...", "🙂 🙂", "```\ncode only\n```", "[S1] [S2]", "— ?! ***"]
+
+
+@pytest.mark.parametrize("response_format", ["pcm", "wav", "flac", "mp3"])
+@pytest.mark.parametrize("text", NOTHING_TO_SAY)
+def test_input_with_nothing_to_say_is_a_400_as_empty_input_is(text: str, response_format: str) -> None:
+    """Punctuation, emoji, a code block or speaker tags alone: 400 ``empty_input`` in OpenAI's shape,
+    never a 200 with an empty body, a 44-byte WAV or a silent FLAC; the session is freed."""
 
     async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        with pytest.raises(openai.BadRequestError) as caught:
+            await client.audio.speech.create(
+                model="tts-1", voice="alloy", input=text, response_format=response_format
+            )
+        assert_openai_error(caught.value, 400, "input", "empty_input")
+        assert server.state.metrics.speech_requests.labels("failed", "400")._value.get() == 1
+        assert await server.wait_sessions(0) == 0
+
+    run(body, ToneBackend())
+
+
+def test_a_long_digit_run_is_spoken_not_a_500() -> None:
+    """Row 8 of issue 30: 39 or more identical digits in a sentence answered 500 (synthesis_failed);
+    they are read in groups, and the whole sentence is spoken."""
+
+    async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        text = "Your code is " + "1" * 40 + ". Thank you for calling, have a nice day."
         whole = await client.audio.speech.create(
             model="tts-1", voice="alloy", input=text, response_format="wav"
         )
         samples, rate = decode(whole.content, "wav")
-        assert rate == 24000 and len(samples) / rate < 1.0
+        assert 10.0 < len(samples) / rate < 30.0  # forty single digits, not decillions
+
+    run(body)
+
+
+def test_a_request_past_its_audio_budget_ends_with_audio_too_long() -> None:
+    """Row 1 on the real model: 10,000 characters of a letter and a combining accent stop at the
+    server's --max-turn-audio-s with an ``audio_too_long`` error event, instead of growing."""
+    settings = ServerSettings(max_turn_audio_s=20.0)
+
+    async def body(server: LiveServer, client: AsyncOpenAI) -> None:
+        async with client.audio.speech.with_streaming_response.create(
+            model="tts-1", voice="alloy", input="e\u0301" * 5000, stream_format="sse", response_format="pcm"
+        ) as response:
+            events = [
+                json.loads(line[6:]) async for line in response.iter_lines() if line.startswith("data: ")
+            ]
+        audio = b"".join(base64.b64decode(e["audio"]) for e in events if e["type"] == "speech.audio.delta")
+        assert events[-1]["type"] == "error" and events[-1]["error"]["code"] == "audio_too_long"
+        # the route ends the body at the error: what was sent is under the budget and one unit
+        assert 1.0 < len(audio) / 2 / 24000 < 20.0 + 60.0
         assert await server.wait_sessions(0) == 0
 
-    run(body, ToneBackend())
+    run(body, settings=settings)
 
 
 def test_bad_json_a_wrong_token_and_a_full_server_get_their_statuses() -> None:

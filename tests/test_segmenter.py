@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import math
 import time
+import unicodedata
 from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -327,16 +328,43 @@ def test_length_cut_falls_back_to_the_last_space_before_the_limit() -> None:
     assert all(len(unit.text) <= 12 for unit in units)
 
 
-def test_word_longer_than_the_limit_waits_for_whitespace() -> None:
-    """A single word over max_unit_chars is never split; it is cut when whitespace follows."""
+def test_word_longer_than_the_limit_is_cut_into_pieces_as_it_arrives() -> None:
+    """A single word over max_unit_chars is cut into pieces of that length as soon as they are
+    held (the buffer never holds more of it); the rest waits for whitespace like any word."""
     seg = Segmenter(max_unit_chars=10)
     seg.feed("Ok. Abc ", 0.0)
     seg.feed("x" * 25, 0.0)
-    assert pairs(seg.units_ready()) == [("Ok.", B.SENTENCE), ("Abc", B.LENGTH)]
-    seg.feed("y" * 5, 0.0)
-    assert seg.units_ready() == []
+    assert pairs(seg.units_ready()) == [
+        ("Ok.", B.SENTENCE),
+        ("Abc", B.LENGTH),
+        ("x" * 10, B.LENGTH),
+        ("x" * 10, B.LENGTH),
+    ]
+    assert seg.buffered_chars == 5
+    seg.feed("y" * 4, 0.0)
+    assert seg.units_ready() == [] and seg.buffered_chars == 9
     seg.feed(" z", 0.0)
-    assert pairs(seg.units_ready()) == [("x" * 25 + "y" * 5, B.LENGTH)]
+    seg.flush()
+    assert pairs(seg.units_ready()) == [("x" * 5 + "y" * 4, B.LENGTH), ("z", B.FLUSH)]
+
+
+def test_long_word_is_cut_between_grapheme_clusters() -> None:
+    """A cut inside a long word never parts a letter from its combining accent; a run of marks
+    longer than a unit (nothing to cut between) is cut where the limit falls."""
+    accented = "e\u0301" * 10  # 20 code points, 10 clusters
+    units = texts(segment([accented], max_unit_chars=7))
+    assert units == ["e\u0301" * 3, "e\u0301" * 3, "e\u0301" * 3, "e\u0301"]
+    assert all(not unicodedata.combining(u[0]) for u in units)
+    zalgo = "a" + "\u0301" * 9
+    assert texts(segment([zalgo], max_unit_chars=4)) == ["a\u0301\u0301\u0301", "\u0301" * 4, "\u0301" * 2]
+
+
+@pytest.mark.parametrize("tokens", [["A" * 1000], ["A"] * 1000, ["AB" * 50] * 10])
+def test_a_run_without_spaces_never_makes_a_unit_over_the_limit(tokens: list[str]) -> None:
+    """A 1,000-character run of capitals gives units of at most max_unit_chars, however it arrives."""
+    units = segment(tokens, max_unit_chars=280)
+    assert [len(u.text) for u in units] == [280, 280, 280, 160]
+    assert "".join(texts(units)) == "".join(tokens)
 
 
 def test_flush_speaks_what_is_left_and_starts_a_new_answer() -> None:
@@ -422,7 +450,8 @@ def test_invalid_options_are_rejected(options: dict[str, Any]) -> None:
 
 
 def test_module_imports_nothing_that_does_io() -> None:
-    """The segmenter imports only enum, math, re, dataclasses and the error tree."""
+    """The segmenter imports only enum, math, re, dataclasses, the error tree and graphemes (stdlib
+    only, checked in its own tests)."""
     tree = ast.parse(Path(segmenter_module.__file__).read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
@@ -430,7 +459,8 @@ def test_module_imports_nothing_that_does_io() -> None:
             imported |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add("." * node.level + (node.module or ""))
-    assert imported <= {"__future__", "enum", "math", "re", "dataclasses", "tts_service.errors"}
+    allowed = {"__future__", "enum", "math", "re", "dataclasses", "tts_service.errors"}
+    assert imported <= allowed | {"tts_service.engine.graphemes"}
 
 
 # -- complexity guards ----------------------------------------------------------------------------
@@ -461,7 +491,7 @@ def test_long_word_in_one_char_tokens_is_linear() -> None:
         seg.feed("x", 0.0)
     seg.flush()
     elapsed = time.perf_counter() - started
-    assert [len(unit.text) for unit in seg.units_ready()] == [99_999]
+    assert [len(unit.text) for unit in seg.units_ready()] == [280] * 357 + [39]
     assert elapsed < 10.0, f"{elapsed:.1f} s"
 
 
@@ -473,6 +503,7 @@ VOCABULARY = [
     "$3.50", "10:30", "1,000", "3.14", "example.com", "https://example.com/a.b?c=1", "user@mail.com",
     "—", "-", "–", "What?!", "wait...", "so…", '"Quote."', '"Hi,"', "(Really?)", "Hello.", "Stop!",
     "Why?", "end.", "one,", "two;", "three:", "supercalifragilisticexpialidocious",
+    "e\u0301te\u0301", "ABCABCABCABCABCABC", "12345678901234567890",
 ]  # fmt: skip
 SEPARATORS = [" ", " ", " ", " ", "  ", "\n", "\n\n", "\t", ", ", ". ", "! ", "? ", "; ", ": ", " — ", " - "]
 
@@ -497,18 +528,24 @@ def split_at(text: str, cuts: list[int]) -> list[str]:
 
 
 def check_covers_input(text: str, units: Sequence[Unit], max_unit_chars: int) -> None:
-    """Units are the input's words in order, each cut at whitespace, verbatim and stripped."""
-    assert " ".join(" ".join(unit.text.split()) for unit in units) == " ".join(text.split())
+    """Units are the input in order, verbatim and stripped, none over max_unit_chars, each cut at
+    whitespace, or inside a word only where that word alone is longer than max_unit_chars."""
     position = 0
+    in_word = False  # the last unit ended inside a word
     for index, unit in enumerate(units):
         assert unit.index == index
         assert unit.text and unit.text == unit.text.strip()
+        assert len(unit.text) <= max_unit_chars
         start = len(text) - len(text[position:].lstrip())
         assert text.startswith(unit.text, start)
-        assert start == 0 or text[start - 1].isspace()
+        assert start == 0 or text[start - 1].isspace() or in_word
         position = start + len(unit.text)
-        assert position == len(text) or text[position].isspace()
-        assert len(unit.text) <= max_unit_chars or len(unit.text.split()) == 1
+        in_word = position < len(text) and not text[position].isspace()
+        if in_word:
+            word_start = len(text[:position]) - len(text[:position].split()[-1])
+            word_end = position + len(text[position:].split()[0])
+            assert word_end - word_start > max_unit_chars
+            assert not unicodedata.category(text[position]).startswith("M")  # not inside a cluster
     assert text[position:].strip() == ""
 
 
@@ -524,7 +561,7 @@ def test_any_token_split_gives_the_same_units(text: str, cuts: list[int], option
 def test_units_hold_every_word_once_cut_only_at_whitespace(
     text: str, cuts: list[int], options: dict[str, int]
 ) -> None:
-    """Joined by spaces the units equal the input with whitespace collapsed; no cut inside a word."""
+    """The units hold the input verbatim, cut inside a word only where it does not fit in a unit."""
     check_covers_input(text, segment(split_at(text, cuts), **options), options["max_unit_chars"])
 
 

@@ -42,3 +42,16 @@ def test_a_unit_with_nothing_speakable_is_dropped() -> None:
     """Emoji and markup alone are not a unit."""
     stage = SpeakableStage(ToneBackend.capabilities)
     assert stage.take(units("🎉🎉", "**", "Fine.")) == [Unit("Fine.", 2, Boundary.SENTENCE)]
+
+
+def test_marks_are_folded_long_numbers_grouped_and_long_words_cut_for_every_model() -> None:
+    """A letter and its combining accent reach the model as one letter; an identifier's digits in
+    groups (in words where the model needs them); a word longer than a model should read, in pieces."""
+    own = SpeakableStage(ToneBackend.capabilities)
+    needs = SpeakableStage(ToyFrameBackend.capabilities)
+    (folded,) = own.take(units("Cafe\u0301 \u0301" + "e\u0301" * 60))
+    assert folded.text == "Caf\u00e9 " + "\u00e9" * 48 + " " + "\u00e9" * 12
+    (grouped,) = own.take(units("Ref " + "7" * 40 + "."))
+    assert grouped.text == "Ref " + ", ".join(["7 7 7 7"] * 10) + "."
+    (words,) = needs.take(units("Ref " + "7" * 20 + "."))
+    assert words.text == "Ref " + ", ".join(["seven seven seven seven"] * 5) + "."

@@ -44,6 +44,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         max_sessions=args.max_sessions,
         max_message_bytes=args.max_message_bytes,
         max_turn_chars=args.max_turn_chars,
+        max_turn_audio_s=args.max_turn_audio_s,
         commands_per_s=args.commands_per_s,
         command_burst=args.command_burst,
         idle_timeout_s=args.idle_timeout_s,
@@ -183,6 +184,12 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     limits = p.add_argument_group("limits per connection")
     limits.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes)
     limits.add_argument("--max-turn-chars", type=int, default=d.max_turn_chars)
+    limits.add_argument(
+        "--max-turn-audio-s",
+        type=float,
+        default=d.max_turn_audio_s,
+        help=f"seconds of audio one turn or speech request may make (default {d.max_turn_audio_s:g})",
+    )
     limits.add_argument("--commands-per-s", type=float, default=d.commands_per_s)
     limits.add_argument("--command-burst", type=int, default=d.command_burst)
     limits.add_argument("--idle-timeout-s", type=float, default=d.idle_timeout_s)

@@ -7,6 +7,7 @@ clients may switch on); messages are for people and may change.
     ├── InvalidInputError              invalid_input
     │   ├── EmptyTextError             empty_text
     │   ├── TextTooLongError           text_too_long
+    │   ├── AudioTooLongError          audio_too_long
     │   ├── UnsupportedSampleRateError unsupported_sample_rate
     │   ├── UnsupportedFormatError     unsupported_format
     │   ├── InvalidSpeedError          invalid_speed
@@ -63,6 +64,16 @@ class TextTooLongError(InvalidInputError):
     """More text than the session's bounded text buffer may hold."""
 
     code = "text_too_long"
+
+
+class AudioTooLongError(InvalidInputError):
+    """A turn's text would be spoken for longer than the session's ``max_turn_audio_s``.
+
+    Raised into an ``ErrorEvent`` once the turn has made that much audio: the rest of its text
+    is dropped unspoken, the audio already made still plays, and the turn ends with ``Done``.
+    """
+
+    code = "audio_too_long"
 
 
 class UnsupportedSampleRateError(InvalidInputError):

@@ -12,7 +12,8 @@ at once; the body streams as the engine makes the audio, so the first bytes leav
 clause, not after the whole input, and a request that is not listened to in real time is served
 as fast as the model runs (the runtime serves live calls first: their listeners run dry sooner).
 The status line waits for the first audio frame, so a request that fails before any audio gets
-an ordinary HTTP error; one that fails later is cut short (the connection closes without the
+an ordinary HTTP error (and one with nothing to say once markup, emoji and code are left out a
+400 ``empty_input``, as an empty one); one that fails later is cut short (the connection closes without the
 body's end; with ``stream_format=sse`` an ``error`` event is sent first).
 
 A client that goes away, or a drain whose time is up, ends the response at once and frees its
@@ -165,6 +166,7 @@ async def _admit(request: Request, state: SpeechHost) -> tuple[SpeechRequest, Ru
         sample_rate=SAMPLE_RATE,
         sample_format=SampleFormat.PCM16,
         max_text_chars=max_chars,
+        max_turn_audio_s=settings.max_turn_audio_s,
     )
     with state.seat():  # held across the await, so concurrent requests cannot overshoot
         try:
@@ -229,7 +231,14 @@ class SpeechResponse(Response):
             try:
                 self._first = await anext(self._chunks)
             except StopAsyncIteration:
-                return
+                break
+        if self._frames == 0:  # only emoji, markup, code or tags: answered as empty input is
+            raise ApiError(
+                400,
+                "'input' has nothing to say once markup, emoji and code are left out.",
+                param="input",
+                code="empty_input",
+            )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = self._state

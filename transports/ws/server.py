@@ -170,6 +170,7 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
                     sample_rate=settings.sample_rate,
                     sample_format=SampleFormat.PCM16,
                     max_text_chars=settings.max_turn_chars,
+                    max_turn_audio_s=settings.max_turn_audio_s,
                 )
             )
         except CapacityError as exc:

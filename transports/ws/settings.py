@@ -34,6 +34,8 @@ class ServerSettings:
     max_message_bytes: int = 65536
     #: text one turn may hold (a whole utterance, or the sum of a streamed turn's injects)
     max_turn_chars: int = 10_000
+    #: audio one turn (one speech request) may make; past it the rest is dropped (``audio_too_long``)
+    max_turn_audio_s: float = 600.0
     commands_per_s: float = 200.0
     command_burst: int = 400
     #: close a connection that sent nothing for this long while nothing was being spoken
@@ -61,6 +63,7 @@ class ServerSettings:
             "max_sessions": self.max_sessions,
             "max_message_bytes": self.max_message_bytes,
             "max_turn_chars": self.max_turn_chars,
+            "max_turn_audio_s": self.max_turn_audio_s,
             "commands_per_s": self.commands_per_s,
             "command_burst": self.command_burst,
             "idle_timeout_s": self.idle_timeout_s,

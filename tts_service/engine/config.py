@@ -26,6 +26,10 @@ class SessionConfig:
     tail_hold_s: float = 0.6
     #: the bounded text buffer: text accepted but not yet spoken
     max_text_chars: int = 100_000
+    #: the most audio one turn may make (seconds at its speed); past it the rest of the turn's
+    #: text is dropped with an ``audio_too_long`` error. 10 minutes: 10,000 characters of prose
+    #: read at speed 1.0, while hostile text (spelled capitals, digits) would take far longer
+    max_turn_audio_s: float = 600.0
     #: unit backends: synthesize the next unit once less than this much audio is pending
     refill_below_ms: int = 1200
     #: frame backends: step at most this many frames ahead of the listener
@@ -49,6 +53,8 @@ def check_config(config: SessionConfig, capabilities: Capabilities) -> None:
         raise InvalidSpeedError(f"speed {config.speed!r} is outside {lo}..{hi}")
     if config.max_text_chars < 1 or config.lookahead_frames < 1:
         raise InvalidInputError("max_text_chars and lookahead_frames must be positive")
+    if not config.max_turn_audio_s > 0:  # NaN fails this too
+        raise InvalidInputError(f"max_turn_audio_s must be positive, not {config.max_turn_audio_s!r}")
 
 
 __all__ = ["SessionConfig", "check_config"]

@@ -4,15 +4,19 @@ Tokens ("Hel", "lo", ",", " there") are fed as the language model writes them. T
 an answer is kept small so the first audio comes fast (a clause, or a few words once a short hold
 expires); later units are whole sentences, for good prosody. Over-long sentences are cut at a
 clause or word boundary, and a tail hold speaks the words already written when the model stalls.
+A single word longer than ``max_unit_chars`` (a run of capitals or digits, a pasted blob) is cut
+into pieces of at most that many characters, between grapheme clusters, as it arrives: no unit,
+and no buffered word, grows with such a run.
 
 The segmenter is sans-I/O, synchronous and deterministic: text and time (``now_s``, seconds of a
 monotonic clock) come in as arguments and units pile up until ``units_ready()`` drains them. When
 time does not advance, the units depend only on the text, never on how it was split into tokens.
 
-It must never cut inside a word (units are cut only at whitespace), never split "$3.50",
-"Dr. Smith", "e.g.", "10:30", "3.14", a URL or an email address, never emit an empty or
-whitespace-only unit, never hold more than ``max_buffer_chars``, and never read a clock, sleep,
-start a thread or do I/O.
+It must never cut inside a word shorter than ``max_unit_chars`` (units are cut at whitespace),
+never split "$3.50", "Dr. Smith", "e.g.", "10:30", "3.14", a URL or an email address of that
+length, never cut inside a grapheme cluster that fits in a unit, never emit a unit longer than
+``max_unit_chars``, an empty or a whitespace-only one, never hold more than ``max_buffer_chars``,
+and never read a clock, sleep, start a thread or do I/O.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from tts_service.engine.graphemes import cut_before
 from tts_service.errors import InvalidInputError, TextTooLongError
 
 __all__ = ["ABBREVIATIONS", "Boundary", "Segmenter", "Unit"]
@@ -50,7 +55,7 @@ class Boundary(enum.Enum):
     CLAUSE = "clause"  # , ; : or a free-standing dash: cuts the first unit, or an over-long sentence
     PARAGRAPH = "paragraph"  # a newline
     HOLD = "hold"  # a hold timer expired: the complete words were spoken without a boundary
-    LENGTH = "length"  # the sentence passed max_unit_chars and was cut at a clause or word boundary
+    LENGTH = "length"  # the sentence passed max_unit_chars: cut at a clause or a space (or in a long word)
     FLUSH = "flush"  # flush() spoke what was left
 
 
@@ -96,7 +101,8 @@ class Segmenter:
     ``first_unit_hold_s`` and ``first_unit_min_words``: the first unit of an answer is spoken once
     that many complete words wait and that long has passed since the answer's first feed.
     ``tail_hold_s``: complete words are spoken once no token has come for that long (``math.inf``
-    disables a hold). ``max_unit_chars``: longer sentences are cut at a clause or a space.
+    disables a hold). ``max_unit_chars``: longer sentences are cut at a clause or a space, longer
+    words between grapheme clusters.
     ``max_buffer_chars``: ``feed()`` refuses text beyond it.
     """
 
@@ -284,16 +290,14 @@ class Segmenter:
         self._append(piece, at)
         while self._pending_len > self._max_unit_chars and self._cuts:
             self._cut_at(self._length_cut(), Boundary.LENGTH)
+        while self._pending_len > self._max_unit_chars:
+            self._cut_word()
 
     def _end_word(self, at: int, *, newline_next: bool) -> None:
         word = self._word[0] if len(self._word) == 1 else "".join(self._word)
         self._word = []
         if newline_next:
             return  # the newline cuts right here, as PARAGRAPH
-        if self._pending_len > self._max_unit_chars:
-            # No earlier word to cut at: a single word longer than the limit, complete at last.
-            self._cut_all(Boundary.LENGTH)
-            return
         # A dash that opens the unit is a list bullet ("- item"), not a pause.
         clause = _is_clause_end(word) or (not word.strip(DASHES) and self._base != self._word_start)
         if clause and self._answer_units == 0:
@@ -353,6 +357,21 @@ class Segmenter:
         if self._sentence_at is not None and self._sentence_at <= at:
             self._sentence_at = None
         self._emit(pending[:split], boundary)
+
+    def _cut_word(self) -> None:
+        # No complete word is held (each has a cut): what is pending is one word, longer than a
+        # unit. Its first piece goes; the cut depends only on the text up to the character after
+        # it, which is held, so token splits cannot move it.
+        pending = "".join(self._chunks)
+        split = cut_before(pending, self._max_unit_chars)
+        rest = pending[split:]
+        self._base += split
+        self._chunks = [rest]
+        self._pending_len = len(rest)
+        self._word = [rest]
+        self._word_start = self._base
+        self._word_at_line_start = False
+        self._emit(pending[:split], Boundary.LENGTH)
 
     def _emit(self, text: str, boundary: Boundary) -> None:
         text = text.strip()

@@ -352,6 +352,10 @@ class EngineSession:
             speed=float(self._config.speed),
             reset_context=self._context_reset_pending,
         )
+        over = self._stream.check_audio_budget()
+        if over is not None:
+            log.warning("turn %d: %s", self._turn_id, over)
+            self._outbox.append(ErrorEvent(self._turn_id, over.code, str(over)))
         flushing = self._state is SessionState.FLUSHING
         job = self._stream.next_job(ctx, flushing=flushing, job_in_flight=False)
         if job is not None:

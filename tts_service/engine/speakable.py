@@ -8,8 +8,11 @@ Per unit, in order: a fenced code block (```` ``` ```` or ``~~~`` lines) is trac
 since units arrive a line at a time, and everything inside it is left out (code is shown to
 readers, never read to callers); markdown, emoji and speaker tags are cleaned
 (``textclean.clean_for_speech``; tags are kept for models that speak them); a unit with nothing
-speakable left is dropped; numbers, money, times and abbreviations become words
-(``spoken.to_spoken_form``) unless the model reads them itself.
+speakable left is dropped; combining marks are folded (``graphemes.fold_marks``) and numbers too
+long to be quantities are read in digit groups (``runs.group_long_numbers``); numbers, money,
+times and abbreviations become words (``spoken.to_spoken_form``) unless the model reads them
+itself; last, words too long for a model are cut in pieces (``runs.cut_long_words``). With the
+segmenter's bound on a unit, what one unit gives the model is bounded however hostile the text.
 
 Synchronous and pure but for the code-block flag; never reads a clock, never runs the model.
 """
@@ -19,7 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from tts_service.engine.graphemes import fold_marks
 from tts_service.engine.ports import Capabilities
+from tts_service.engine.runs import cut_long_words, group_long_numbers
 from tts_service.engine.segmenter import Unit
 from tts_service.engine.spoken import to_spoken_form
 from tts_service.engine.textclean import clean_for_speech, has_speakable
@@ -52,9 +57,10 @@ class SpeakableStage:
             spoken = clean_for_speech(unit.text, keep_speaker_tags=self._keep_speaker_tags)
             if not has_speakable(spoken):
                 continue
+            spoken = group_long_numbers(fold_marks(spoken))
             if self._normalize:
                 spoken = to_spoken_form(spoken)
-            out.append(replace(unit, text=spoken))
+            out.append(replace(unit, text=cut_long_words(spoken)))
         return out
 
     def reset(self) -> None:

@@ -10,7 +10,9 @@
 The session (``session.EngineSession``) owns the state machine and decides which of these may
 happen when; the stream only moves text and audio along, and keeps the listener's clock for the
 frames it hands out (which sets when the listener runs dry: the jobs' deadlines and the starvation
-guard). Not thread-safe: the session's owner drives it. Never imports asyncio, sockets, torch or
+guard), and the turn's audio budget: once a turn has made ``max_turn_audio_s`` of audio, the text
+still waiting is dropped (``check_audio_budget``), so work follows what is spoken, not how many
+characters were sent. Not thread-safe: the session's owner drives it. Never imports asyncio, sockets, torch or
 onnxruntime; never runs the model.
 """
 
@@ -28,7 +30,7 @@ from tts_service.engine.speakable import SpeakableStage
 from tts_service.engine.textclean import sanitize
 from tts_service.engine.timeline import Timeline
 from tts_service.engine.types import SpeechFrame
-from tts_service.errors import InvalidInputError, TextTooLongError
+from tts_service.errors import AudioTooLongError, InvalidInputError, TextTooLongError
 
 
 class TurnStream:
@@ -51,6 +53,8 @@ class TurnStream:
         self._timeline = self._new_timeline(0)
         #: the real-time listener of the frames handed out (when it runs dry sets the deadlines)
         self._listener = ListenerClock()
+        #: the turn made max_turn_audio_s of audio: its text is dropped from then on
+        self._audio_spent = False
 
     def _new_producer(self) -> Producer:
         c = self._config
@@ -99,6 +103,7 @@ class TurnStream:
         self._speakable.reset()
         self._producer.new_turn()
         self._listener.restart()
+        self._audio_spent = False
 
     def drop_unheard(self) -> None:
         """Forget text not yet spoken and audio not yet handed out (the turn's timeline stays)."""
@@ -133,10 +138,34 @@ class TurnStream:
         return clean
 
     def feed(self, text: str) -> None:
-        """Append text to the turn (sanitized already); units it completes are queued for the model."""
-        if text:
+        """Append text to the turn (sanitized already); units it completes are queued for the model.
+
+        Text for a turn that has spent its audio budget is dropped.
+        """
+        if text and not self._audio_spent:
             self._segmenter.feed(text, self._clock())
             self._take_units()
+
+    def check_audio_budget(self) -> AudioTooLongError | None:
+        """Once the turn has made ``max_turn_audio_s`` of audio with text still to speak: drop that
+        text (and any fed later in the turn) and return the error to report, once per turn.
+
+        Checked before each job, so no model runs for a turn past its budget; the audio already
+        made still plays. Each unit's audio is bounded (the segmenter bounds a unit), so a turn
+        overshoots the budget by at most one unit.
+        """
+        limit = self._config.max_turn_audio_s
+        made_s = self._timeline.content_end / self._config.sample_rate
+        if self._audio_spent or made_s < limit or self.finished(job_in_flight=False):
+            return None
+        self._audio_spent = True
+        self._segmenter.reset()
+        self._speakable.reset()
+        self._producer.discard()
+        return AudioTooLongError(
+            f"the turn has made {made_s:.0f} s of audio, the most one turn may make is {limit:g} s "
+            "(max_turn_audio_s): the rest of its text is not spoken"
+        )
 
     def flush_text(self) -> None:
         """The text is complete: the held-back tail becomes units too."""

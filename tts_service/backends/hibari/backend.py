@@ -9,6 +9,9 @@ graph output, which gives word marks and the speech span for free: ``sum(duratio
 exactly the audio length. That tensor and the other hibari internals this module relies on live
 in ``hibari_compat``.
 
+A unit's buffers are kept off glibc's heap (``malloc``), so what a long unit took goes back
+to the system when it ends; no model input passes ``MAX_PHONEMES`` (``_bounded``).
+
 This module must never download anything (voices that are neither bundled nor already cached are
 refused with ``UnknownVoiceError``), never load a model in a constructor, and never touch asyncio.
 """
@@ -31,6 +34,7 @@ from hibari.tts import ASSETS, MAX_PHONEMES, Hibari
 from hibari.voices import VOICES, cache_dir, voice_path
 
 from tts_service.backends.hibari.hibari_compat import CLAUSE_SPLIT, open_duration_session
+from tts_service.backends.hibari.malloc import keep_large_buffers_off_the_heap
 from tts_service.dsp import fade_in, fade_out
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
 from tts_service.engine.types import WordMark
@@ -141,7 +145,7 @@ class _Frontend:
                     cur = f"{cur} {part}" if cur else part
             if cur:
                 chunks.append(cur)
-        return chunks
+        return [piece for chunk in chunks for piece in _bounded(chunk)]
 
     def _count_uncached(self, word: str) -> int:
         return sum(len(self.spoken_words(self.ids(ps))) for ps in self._phonemize_locked(word))
@@ -226,6 +230,7 @@ class HibariBackend:
         return model
 
     def _load_voice(self, voice: str) -> _VoiceModel:
+        keep_large_buffers_off_the_heap()  # a unit's memory goes back when it ends (see malloc.py)
         try:
             path = voice_path(voice, download_missing=False)
         except (ValueError, FileNotFoundError) as exc:
@@ -256,8 +261,9 @@ class HibariBackend:
     def synthesize(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
         """Audio of one speakable unit with its word marks and speech span; raises SynthesisError.
 
-        A unit hibari splits into several chunks (sentences, or clauses of a very long sentence)
-        is rendered chunk by chunk with one random generator, so a one-chunk unit is bit-exact
+        A unit hibari splits into several chunks (sentences, clauses of a very long sentence,
+        and past ``MAX_PHONEMES`` without a clause, pieces cut at spaces: see ``_bounded``) is
+        rendered chunk by chunk with one random generator, so a one-chunk unit is bit-exact
         with ``hibari.Hibari()(text, seed=seed)``. Between chunks the lead pad of the next chunk
         (down to the same margin as ``speech_start``) and the final pad of the previous one are
         cut, with a 5 ms fade at each cut, so the join keeps only the model's own pause (the
@@ -305,6 +311,26 @@ class HibariBackend:
                 f"{len(samples)} samples, {len(durations)} durations for {len(ids)} ids)"
             )
         return _Chunk(ids, durations, np.asarray(samples, np.float32))
+
+
+def _bounded(phonemes: str, limit: int = MAX_PHONEMES) -> list[str]:
+    """``phonemes`` in pieces of at most ``limit`` characters, cut at spaces where it can be.
+
+    hibari cuts an over-long sentence only after clause punctuation, so a sentence without any
+    (a run of spelled capitals, a long list of words) reached the model whole: its memory and
+    time grow with the input's length. A piece without a space in ``limit`` characters (one
+    spelled-out word) is cut where the limit falls.
+    """
+    pieces: list[str] = []
+    while len(phonemes) > limit:
+        cut = phonemes.rfind(_SPACE, 1, limit + 1)
+        if cut <= 0:
+            cut = limit
+        pieces.append(phonemes[:cut].rstrip())
+        phonemes = phonemes[cut:].lstrip()
+    if phonemes:
+        pieces.append(phonemes)
+    return pieces
 
 
 def _unknown_voice_error(voice: str, usable: Sequence[str]) -> UnknownVoiceError:
