@@ -21,7 +21,7 @@ from toy_backends import ToneBackend
 from websockets.asyncio.client import ClientConnection, connect
 from ws_helpers import LiveServer, Turn, ready, receive_until, run_with_server, send
 
-from transports.ws.cli import add_serve_command, settings_from_args
+from transports.serve_cli import add_serve_command, settings_from_args
 from transports.ws.settings import ServerSettings
 from tts_service.engine.session import SessionConfig
 from tts_service.errors import InvalidInputError
