@@ -29,16 +29,18 @@ def test_reset_leaves_an_unclosed_code_block() -> None:
     assert [u.text for u in stage.take(units("Hello."))] == ["Hello."]
 
 
-def test_markdown_goes_and_spoken_forms_come_only_for_models_without_their_own() -> None:
-    """The tone model reads numbers itself; the frame toy needs them in words, and keeps [S1] tags."""
+def test_markdown_goes_and_every_model_gets_the_spoken_form_with_its_written_tokens() -> None:
+    """One reading for every backend; [S1] tags stay for the models that speak them."""
     own = SpeakableStage(ToneBackend.capabilities)
-    needs = SpeakableStage(ToyFrameBackend.capabilities)
-    assert [u.text for u in own.take(units("**Only** $3.50 🎉"))] == ["Only $3.50"]
-    (spoken,) = needs.take(units("[S1] **Only** $3.50"))
-    assert spoken.text.startswith("[S1]") and "three dollars" in spoken.text and "$" not in spoken.text
+    tags = SpeakableStage(ToyFrameBackend.capabilities)
+    (unit,) = own.take(units("**Only** $3.50 🎉"))
+    assert unit.text == "Only three dollars and fifty cents"
+    assert unit.written == (("Only", 1), ("$3.50", 5))
+    (spoken,) = tags.take(units("[S1] **Only** $3.50"))
+    assert spoken.text == "[S1] Only three dollars and fifty cents"
 
 
 def test_a_unit_with_nothing_speakable_is_dropped() -> None:
     """Emoji and markup alone are not a unit."""
     stage = SpeakableStage(ToneBackend.capabilities)
-    assert stage.take(units("🎉🎉", "**", "Fine.")) == [Unit("Fine.", 2, Boundary.SENTENCE)]
+    assert stage.take(units("🎉🎉", "**", "Fine.")) == [Unit("Fine.", 2, Boundary.SENTENCE, (("Fine.", 1),))]

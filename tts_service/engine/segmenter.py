@@ -61,6 +61,8 @@ class Unit:
     text: str
     index: int  # 0-based within the turn
     boundary: Boundary
+    #: after the reading stage: each written token and how many words of ``text`` it became
+    written: tuple[tuple[str, int], ...] = ()
 
 
 def _is_clause_end(word: str) -> bool:

@@ -8,8 +8,9 @@ Per unit, in order: a fenced code block (```` ``` ```` or ``~~~`` lines) is trac
 since units arrive a line at a time, and everything inside it is left out (code is shown to
 readers, never read to callers); markdown, emoji and speaker tags are cleaned
 (``textclean.clean_for_speech``; tags are kept for models that speak them); a unit with nothing
-speakable left is dropped; numbers, money, times and abbreviations become words
-(``spoken.to_spoken_form``) unless the model reads them itself.
+speakable left is dropped; the unit is read as a person would (``reading.read``: numbers, money,
+times, dates, phone numbers, e-mails, codes... become words) for every backend, and the unit keeps
+each written token with its count of spoken words so marks can name what was written.
 
 Synchronous and pure but for the code-block flag; never reads a clock, never runs the model.
 """
@@ -20,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from tts_service.engine.ports import Capabilities
+from tts_service.engine.reading import read
 from tts_service.engine.segmenter import Unit
-from tts_service.engine.spoken import to_spoken_form
 from tts_service.engine.textclean import clean_for_speech, has_speakable
 
 _FENCES = ("```", "~~~")
@@ -30,9 +31,9 @@ _FENCES = ("```", "~~~")
 class SpeakableStage:
     """Turns segmenter units into the text a model should read; ``reset`` between answers."""
 
-    def __init__(self, capabilities: Capabilities) -> None:
+    def __init__(self, capabilities: Capabilities, *, language: str = "en") -> None:
         self._keep_speaker_tags = capabilities.speaker_tags
-        self._normalize = not capabilities.own_normalizer
+        self._language = language
         self._in_code_block = False
 
     @property
@@ -52,9 +53,9 @@ class SpeakableStage:
             spoken = clean_for_speech(unit.text, keep_speaker_tags=self._keep_speaker_tags)
             if not has_speakable(spoken):
                 continue
-            if self._normalize:
-                spoken = to_spoken_form(spoken)
-            out.append(replace(unit, text=spoken))
+            reading = read(spoken, self._language)
+            written = tuple(zip(reading.written, reading.counts, strict=True))
+            out.append(replace(unit, text=reading.text, written=written))
         return out
 
     def reset(self) -> None:
