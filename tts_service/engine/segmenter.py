@@ -39,6 +39,9 @@ DASHES = "-–—"
 _RUN = re.compile(r"\s+|\S+")
 # The characters str.splitlines() breaks on that are whitespace: each starts a new paragraph.
 _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A word a spaced digit group may continue ("415", "+1", "(415)") and how the next group starts.
+_OPEN_NUMBER = re.compile(r"\d\)?$")
+_NUMBER_GOES_ON = "0123456789"
 # Leading and trailing punctuation around a word ("(Dr", "$3.50", "above)"); dots are kept.
 _EDGE_PUNCT = re.compile(r"^[^\w.]+|[^\w.]+$")
 
@@ -116,6 +119,8 @@ class Segmenter:
     _word_start: int
     _word_at_line_start: bool
     _answer_units: int
+    _open_number_at: int | None  # the cut after a number that the next word may continue
+    _in_numbers: set[int]  # cuts between the spaced groups of one number: no timer cuts there
     _first_feed_s: float | None
     _last_feed_s: float | None
 
@@ -196,9 +201,10 @@ class Segmenter:
         For a listener about to run dry: better a unit cut at a word than a gap in the audio.
         The unit ends as SENTENCE when its last word is an undecided sentence end, else HOLD.
         """
-        if not self._cuts:
+        cuts = self._hold_cuts()
+        if not cuts:
             return False
-        at = self._cuts[-1][0]
+        at = cuts[-1][0]
         self._cut_at(at, Boundary.SENTENCE if self._sentence_at == at else Boundary.HOLD)
         return True
 
@@ -248,6 +254,8 @@ class Segmenter:
         self._word_start = 0
         self._word_at_line_start = True
         self._answer_units = 0
+        self._open_number_at = None
+        self._in_numbers = set()
         self._first_feed_s = None
         self._last_feed_s = None
 
@@ -280,6 +288,10 @@ class Segmenter:
                 else:
                     self._cut_all(Boundary.SENTENCE)
             self._word_start = at
+            if self._open_number_at is not None and piece[0] in _NUMBER_GOES_ON:
+                # "415 555 0188", "0800 123 456": one number in spaced groups; never cut inside it
+                self._in_numbers.add(self._open_number_at)
+            self._open_number_at = None
             self._word_at_line_start = self._line_start
             self._line_start = False
         self._word.append(piece)
@@ -302,6 +314,7 @@ class Segmenter:
             self._cut_all(Boundary.CLAUSE)
             return
         self._cuts.append((at, clause))
+        self._open_number_at = at if _OPEN_NUMBER.search(word) else None
         if _is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
 
@@ -315,14 +328,19 @@ class Segmenter:
 
     # -- holds --------------------------------------------------------------------------------
 
+    def _hold_cuts(self) -> list[tuple[int, bool]]:
+        """The cuts a timer may take: not the one after a number the next token may continue."""
+        skip = self._in_numbers
+        return [cut for cut in self._cuts if cut[0] not in skip and cut[0] != self._open_number_at]
+
     def _hold_deadline_s(self) -> float | None:
-        if not self._cuts or self._last_feed_s is None:
+        if not self._hold_cuts() or self._last_feed_s is None:
             return None
         deadline = self._last_feed_s + self._tail_hold_s
         if (
             self._answer_units == 0
             and self._first_feed_s is not None
-            and len(self._cuts) >= self._first_unit_min_words
+            and len(self._hold_cuts()) >= self._first_unit_min_words
         ):
             deadline = min(deadline, self._first_feed_s + self._first_unit_hold_s)
         return deadline
@@ -331,7 +349,7 @@ class Segmenter:
         # Compared as deadlines, not as elapsed times, so poll(next_deadline_s()) always fires.
         deadline = self._hold_deadline_s()
         if deadline is not None and now_s >= deadline:
-            self._cut_at(self._cuts[-1][0], Boundary.HOLD)
+            self._cut_at(self._hold_cuts()[-1][0], Boundary.HOLD)
 
     # -- cutting ------------------------------------------------------------------------------
 
