@@ -1,0 +1,131 @@
+"""The reading stage: what each written token is, said that way; marks given back to the written tokens."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from toy_backends import ToneBackend
+
+from tts_service.engine.reading import read
+from tts_service.engine.reading.marks import WrittenMarks, to_written
+from tts_service.engine.reading.preview import preview
+from tts_service.engine.segmenter import Segmenter
+from tts_service.engine.speakable import SpeakableStage
+from tts_service.engine.types import WordMark
+
+# The examples of issue 31, each with the reading a person gives it.
+READS = [
+    ("Call 415-555-0188", "Call four one five, five five five, zero one eight eight"),
+    ("Dial 0800 123 456", "Dial zero eight zero zero, one two three, four five six"),
+    ("The PIN is 0091", "The Pin is zero zero nine one"),
+    ("Your code is 4410-AZ", "Your code is four four one zero, A. Z"),
+    ("Write to jane.doe@mail.org", "Write to jane dot doe at mail dot org"),
+    ("See https://acme.com/help", "See acme dot com slash help"),
+    ("It was -$15", "It was minus fifteen dollars"),
+    ("Open Tue-Thu, 8-4", "Open Tuesday to Thursday, eight to four"),
+    ("Open 11am–7pm", "Open eleven AM to seven PM"),
+    ("It cost $2,418.07.", "It cost two thousand four hundred eighteen dollars and seven cents."),
+    ("Revenue was $3.4B", "Revenue was three point four billion dollars"),
+    ("Meet on 2024-03-15 at 19:45", "Meet on March fifteenth, twenty twenty-four at nineteen forty-five"),
+    ("He is 5'10\" and rated 4.5/5", "He is five feet ten and rated four point five out of five"),
+    ("Ship to 123 Main St, Austin, TX 78701",
+     "Ship to one twenty-three Main Street, Austin, Texas seven eight seven zero one"),
+    ("In 1999 we sold 2048 bytes", "In nineteen ninety-nine we sold two thousand forty-eight bytes"),
+    ("Henry VIII, Chapter IV", "Henry the eighth, Chapter four"),
+    ("Add 1/2 cup, 5 kg, 10km", "Add one half cup, five kilograms, ten kilometers"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("written", "spoken"), READS)
+def test_each_token_is_read_as_what_it_is(written: str, spoken: str) -> None:
+    assert read(written).text == spoken
+
+
+def test_every_written_token_keeps_its_count_of_spoken_words() -> None:
+    reading = read("Pay $2,418.07 to jane.doe@mail.org today.")
+    assert reading.written == ("Pay", "$2,418.07", "to", "jane.doe@mail.org", "today.")
+    assert sum(reading.counts) == len(reading.text.split())
+    assert reading.counts[1] == 9  # two thousand four hundred eighteen dollars and seven cents
+
+
+def test_an_unknown_language_passes_through() -> None:
+    assert read("Es kostet 5 €", "xx").text == "Es kostet 5 €"
+
+
+def _marks(words: list[str]) -> list[WordMark]:
+    return [WordMark(w, 100 * i, 100 * i + 90) for i, w in enumerate(words)]
+
+
+def test_marks_on_spoken_words_become_marks_on_the_written_token() -> None:
+    """A written token's mark starts with its first spoken word and spans all of them."""
+    reading = read("Call 415-555-0188 now")
+    groups = list(zip(reading.written, reading.counts, strict=True))
+    marks = to_written(_marks(reading.text.split()), groups)
+    assert [m.word for m in marks] == ["Call", "415-555-0188", "now"]
+    assert (marks[1].start_sample, marks[1].end_sample) == (100, 100 * 10 + 90)  # ten spoken words
+    assert marks[2].start_sample == 1100
+
+
+def test_streamed_marks_name_the_written_token_once_its_audio_starts() -> None:
+    reading = read("It is $5 now")
+    relabel = WrittenMarks()
+    relabel.add(zip(reading.written, reading.counts, strict=True))
+    spoken = _marks(reading.text.split())  # It is five dollars now
+    assert [m.word for m in relabel.relabel(spoken[:3])] == ["It", "is", "$5"]
+    assert [m.word for m in relabel.relabel(spoken[3:])] == ["now"]
+
+
+def test_a_mismatched_count_leaves_the_marks_as_the_model_gave_them() -> None:
+    marks = _marks(["a", "b"])
+    assert to_written(marks, [("x", 3)]) == tuple(marks)
+
+
+SENTENCES = [
+    "Your total is $2,418.07. Call 415-555-0188 or write to jane.doe@mail.org today.",
+    "Dial 0800 123 456, then enter PIN 0091. We are open Tue-Thu, 11am–7pm.",
+    "Order 4410-AZ ships on 03/15/2024 to 123 Main St, Austin, TX 78701.",
+    "It was -€15, about 10-15% off, see https://www.acme.com/help for 5'10\" sizes.",
+]
+
+
+def _read_fed(pieces: list[str]) -> str:
+    seg = Segmenter()
+    stage = SpeakableStage(ToneBackend.capabilities)
+    texts: list[str] = []
+    for piece in pieces:
+        seg.feed(piece, 0.0)
+        texts += [u.text for u in stage.take(seg.units_ready())]
+    seg.flush()
+    texts += [u.text for u in stage.take(seg.units_ready())]
+    return " ".join(texts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(index=st.integers(0, len(SENTENCES) - 1), cuts=st.lists(st.integers(1, 200), max_size=40))
+def test_every_split_of_a_sentence_reads_as_the_whole_sentence(index: int, cuts: list[int]) -> None:
+    """Tokens in any split ("$2", ",418", ".", "07"; "415-", "555") are read as the whole text."""
+    text = SENTENCES[index]
+    points = sorted({c % len(text) for c in cuts} - {0})
+    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+    assert _read_fed(pieces) == preview(text, ToneBackend.capabilities)
+
+
+def test_a_hold_never_cuts_between_the_spaced_groups_of_a_number() -> None:
+    """The first-unit and tail holds wait for the token after a number; a letter word lets them cut."""
+    seg = Segmenter(first_unit_hold_s=0.1, tail_hold_s=0.3)
+    now = 0.0
+    for token in ["Please ", "dial ", "0800 ", "123 ", "456 ", "and ", "hold"]:
+        seg.feed(token, now)
+        now += 1.0
+        seg.poll(now)
+    seg.flush()
+    texts = [u.text for u in seg.units_ready()]
+    assert any("0800 123 456" in t for t in texts), texts
+    assert all(u.split()[-1] not in ("0800", "123") for u in texts)
+
+
+def test_the_preview_is_the_text_the_model_gets() -> None:
+    assert preview("**Call** 415-555-0188 🎉", ToneBackend.capabilities) == (
+        "Call four one five, five five five, zero one eight eight"
+    )
