@@ -219,7 +219,8 @@ def main() -> int:
         ff = first_frame_ms(rounds=5)
         result["first_frame"] = ff
         print(
-            f"first frame (hibari, CPU): today {ff['today']['p50_ms']} ms, with reading {ff['reading']['p50_ms']} ms"
+            f"first frame (hibari, CPU): today {ff['today']['p50_ms']} ms, "
+            f"with reading {ff['reading']['p50_ms']} ms"
         )
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(f"wrote {args.out}")

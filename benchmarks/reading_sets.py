@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """Written/spoken pairs for reading_bench.py, by category, written by hand for this project.
 
 Each line: ``category | written | spoken`` with ``||`` between spoken forms people use. TUNE is
