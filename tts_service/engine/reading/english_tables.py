@@ -89,7 +89,8 @@ STREET_WORDS: dict[str, str] = {
     "St": "Street", "Ave": "Avenue", "Av": "Avenue", "Blvd": "Boulevard", "Rd": "Road", "Dr": "Drive",
     "Ln": "Lane", "Ct": "Court", "Pl": "Place", "Pkwy": "Parkway", "Hwy": "Highway", "Sq": "Square",
     "Ter": "Terrace", "Cir": "Circle", "Trl": "Trail", "Expy": "Expressway", "Fwy": "Freeway",
-    "Apt": "Apartment", "Ste": "Suite", "Bldg": "Building", "Fl": "Floor", "Rm": "Room", "Unit": "Unit",
+    "Apt": "Apartment", "Ste": "Suite", "Bldg": "Building", "Fl": "Floor",
+    "Plz": "Plaza", "Rm": "Room", "Unit": "Unit",
     "N": "North", "S": "South", "E": "East", "W": "West", "NE": "Northeast", "NW": "Northwest",
     "SE": "Southeast", "SW": "Southwest",
 }  # fmt: skip

@@ -52,9 +52,8 @@ _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000
 _VOWELS = set("AEIOUYaeiouy")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
-RISKY_UNITS = frozenset(
-    {"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal", "mi"}
-)
+RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
+_SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +96,12 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + w.digits(plain)
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
-    if len(plain) > 15 or (len(plain) > 1 and plain[0] == "0") or (len(plain) >= 7 and "," not in body):
+    if (
+        plain in _SERVICE_NUMBERS
+        or len(plain) > 15
+        or (len(plain) > 1 and plain[0] == "0")
+        or (len(plain) >= 7 and "," not in body)
+    ):
         return sign + w.digits(plain)
     return sign + w.cardinal(int(plain))
 
@@ -184,7 +188,7 @@ def spell_code(core: str, w: NumberWords) -> str:
 def _pronounceable(p: str) -> bool:
     if p.upper() in ACRONYM_WORDS:
         return True
-    return len(p) >= 3 and not p.isupper() and any(c in _VOWELS for c in p)
+    return len(p) >= 3 and (not p.isupper() or len(p) >= 4) and any(c in _VOWELS for c in p)
 
 
 def read_acronym(core: str, w: NumberWords) -> str | None:
@@ -197,7 +201,7 @@ def read_acronym(core: str, w: NumberWords) -> str | None:
         return stem.title() + ("s" if plural else "")
     if stem == "OK":
         return "okay"
-    if len(stem) >= 4 and sum(c in _VOWELS for c in stem) >= 2 and stem[:3] != stem[:3].strip("AEIOUY"):
+    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and stem[:3] != stem[:3].strip("AEIOUY"):
         return None  # a word in capitals for emphasis ("FREE", "NOTE")
     spelled = w.letters(stem)
     return spelled + "'s" if plural else spelled
@@ -229,6 +233,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     after_name = bool(ctx.before) and (ctx.prev()[:1].isdigit() or ctx.prev()[:1].isalpha())
     capital_before = ctx.prev_raw[:1].isupper() or ctx.prev_raw[:1].isdigit()
     street = bare in STREET_WORDS and after_name and capital_before
+    if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
+        street = False  # "Visit St. Louis": the word before starts the unit
     if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isupper()):
         street = False
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
