@@ -129,3 +129,11 @@ def test_the_preview_is_the_text_the_model_gets() -> None:
     assert preview("**Call** 415-555-0188 🎉", ToneBackend.capabilities) == (
         "Call four one five, five five five, zero one eight eight"
     )
+
+
+def test_an_abbreviation_before_a_number_does_not_end_the_sentence() -> None:
+    """ "ext. 204" and "Dec. 31" stay in one unit, so the number is read in its context."""
+    seg = Segmenter()
+    seg.feed("Call ext. 204 by Dec. 31 please. No. Thanks.", 0.0)
+    seg.flush()
+    assert [u.text for u in seg.units_ready()] == ["Call ext. 204 by Dec. 31 please.", "No.", "Thanks."]

@@ -31,6 +31,11 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
      "hon", "fr", "vs", "etc"}
 )  # fmt: skip
+#: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
+NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
+    {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg"}
+)  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"
 CLAUSE_ENDS = ",;:"
@@ -120,6 +125,7 @@ class Segmenter:
     _word_at_line_start: bool
     _answer_units: int
     _open_number_at: int | None  # the cut after a number that the next word may continue
+    _number_follows: bool  # the undecided sentence end is "ext.", "Dec.": a digit next goes on
     _in_numbers: set[int]  # cuts between the spaced groups of one number: no timer cuts there
     _first_feed_s: float | None
     _last_feed_s: float | None
@@ -255,6 +261,7 @@ class Segmenter:
         self._word_at_line_start = True
         self._answer_units = 0
         self._open_number_at = None
+        self._number_follows = False
         self._in_numbers = set()
         self._first_feed_s = None
         self._last_feed_s = None
@@ -283,7 +290,7 @@ class Segmenter:
         if self._after_space:
             self._after_space = False
             if self._sentence_at is not None:
-                if piece[0].islower():
+                if piece[0].islower() or (piece[0].isdigit() and self._number_follows):
                     self._sentence_at = None  # "e.g. for", "Hello. world"
                 else:
                     self._cut_all(Boundary.SENTENCE)
@@ -317,6 +324,7 @@ class Segmenter:
         self._open_number_at = at if _OPEN_NUMBER.search(word) else None
         if _is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
+            self._number_follows = _EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
 
     def _length_cut(self) -> int:
         # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as
