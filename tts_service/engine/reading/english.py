@@ -14,6 +14,7 @@ import re
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
+    DAYS,
     MONTH_NAMES,
     SCALES,
     STATES,
@@ -62,9 +63,9 @@ def split_token(token: str) -> tuple[str, str, str]:
         and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
     ):
         core, trail = core + ".", trail[1:]
-    if core.endswith("'") and re.match(r"^\d+'$", core) is None and core[:-1].isdigit():
-        pass
-    if trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
+    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
+        core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
         core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
     return token[:start], core, trail
 
@@ -168,6 +169,8 @@ class _Walk:
             return self.raw[i]
         if not spoken:
             return ""
+        if core[:1].isdigit() and lead in ("'", "’"):
+            lead = ""  # '80s
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
         return lead + spoken + trail if core else self.raw[i]
@@ -186,11 +189,9 @@ class _Walk:
         w, ctx = self.w, self.ctx(i)
         if core in _DASHES and self._rangeable(self.core(i - 1)) and self._rangeable(self.core(i + 1)):
             return "to"
-        if (
-            core in STATES
-            and self.trail(i - 1).endswith(",")
-            and (i + 1 == len(self.cores) or _PLAIN_INT.match(self.core(i + 1)))
-        ):
+        zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
+        after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
+        if core in STATES and (after_city or (i == 0 and zip_next)):
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
@@ -244,7 +245,9 @@ class _Walk:
         pieces = []
         for k, part in enumerate((left, right)):
             side = Context(ctx.before, "", "") if k == 0 else ctx
-            said = td.read_time(part, w) if ":" in part or re.search(r"[aApP]\.?[mM]\.?$", part) else None
+            said = DAYS.get(part.lower()) if part[:1].isupper() else None
+            if said is None and (":" in part or re.search(r"[aApP]\.?[mM]\.?$", part)):
+                said = td.read_time(part, w)
             if said is None and k == 0 and ampm and _PLAIN_INT.match(part) and int(part) <= 12:
                 said = w.cardinal(int(part))
             if (
@@ -342,7 +345,8 @@ class _Walk:
         month = td.month_number(self.core(k))
         if day is None or month is None or self.trail(i):
             return 0
-        said = ["the " + self.w.ordinal(day)] + (["of"] if k == i + 2 else [])
+        the = "" if self.core(i - 1).lower() == "the" else "the "
+        said = [the + self.w.ordinal(day)] + (["of"] if k == i + 2 else [])
         said[-1] += "" if k == i + 2 else " of"
         said.append(MONTH_NAMES[month - 1])
         year = self._year_at(k + 1) if not self.trail(k) or self.trail(k) == "," else None
@@ -368,6 +372,8 @@ class _Walk:
                 + " "
                 + ("oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:])))
             )
+        if len(core) == 4 and core[2:] == "00" and core[1] != "0":
+            return w.cardinal(int(core[:2])) + " hundred"
         if len(core) == 4 and core[2:] != "00" and core[0] != "0":
             return (
                 w.cardinal(int(core[:2]))
