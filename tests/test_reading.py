@@ -7,10 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from toy_backends import ToneBackend
 
+from tts_service.backends.hibari.backend import HibariBackend
 from tts_service.engine.reading import read
+from tts_service.engine.reading.lexicon import LexiconError, parse_lexicon
 from tts_service.engine.reading.marks import WrittenMarks, to_written
 from tts_service.engine.reading.preview import preview
-from tts_service.engine.segmenter import Segmenter
+from tts_service.engine.segmenter import Boundary, Segmenter, Unit
 from tts_service.engine.speakable import SpeakableStage
 from tts_service.engine.types import WordMark
 
@@ -137,3 +139,78 @@ def test_an_abbreviation_before_a_number_does_not_end_the_sentence() -> None:
     seg.feed("Call ext. 204 by Dec. 31 please. No. Thanks.", 0.0)
     seg.flush()
     assert [u.text for u in seg.units_ready()] == ["Call ext. 204 by Dec. 31 please.", "No.", "Thanks."]
+
+
+HIBARI_CAPS = HibariBackend.capabilities
+
+
+@pytest.mark.parametrize(
+    ("written", "spoken"),
+    [
+        ('Code <say-as interpret-as="characters">ab12</say-as> ok', "Code A. B one two ok"),
+        ('<say-as interpret-as="telephone">+1 415 555 0188</say-as>',
+         "plus one, four one five, five five five, zero one eight eight"),
+        ('Key <say-as interpret-as="digits">2024</say-as>', "Key two zero two four"),
+        ('The <say-as interpret-as="ordinal">3</say-as> one', "The third one"),
+        ('Open <sub alias="World Wide Web">WWW</sub> now', "Open World Wide Web now"),
+        ('Wait<break time="300ms"/> then go', "Wait, then go"),
+        ('Say <phoneme alphabet="ipa" ph="təmˈAtO">tomato</phoneme>', "Say [tomato](/təmˈAtO/)"),
+        ('Bad <foo>tag</foo> and <say-as interpret-as="digits">12 cut', "Bad tag and twelve cut"),
+        ('An <say-as interpret-as="nonsense">8</say-as> here', "An eight here"),
+    ],
+)  # fmt: skip
+def test_inline_tags_are_never_spoken_and_say_what_they_ask(written: str, spoken: str) -> None:
+    assert preview(written, HIBARI_CAPS) == spoken
+
+
+def test_a_phoneme_tag_for_a_model_without_phonemes_reads_the_word() -> None:
+    assert preview('Say <phoneme ph="təmˈAtO">tomato</phoneme>', ToneBackend.capabilities) == "Say tomato"
+
+
+def test_marks_name_the_words_a_tag_covers_and_a_break_adds_none() -> None:
+    stage = SpeakableStage(HIBARI_CAPS)
+    (unit,) = stage.take(
+        [Unit('Call <sub alias="the help desk">HD</sub> now<break/> ok', 0, Boundary.SENTENCE)]
+    )
+    assert unit.text == "Call the help desk now, ok"
+    assert unit.written == (("Call", 1), ("HD", 3), ("now", 1), ("ok", 1))
+
+
+def test_a_lexicon_respells_or_gives_phonemes_and_keeps_the_written_word() -> None:
+    lexicon = parse_lexicon(
+        "# names\nWarmline = warm line\nNguyen /ŋwˈɪn/\n", symbols=HIBARI_CAPS.phoneme_symbols
+    )
+    stage = SpeakableStage(HIBARI_CAPS, lexicon=lexicon)
+    (unit,) = stage.take([Unit("Warmline, said Nguyen.", 0, Boundary.SENTENCE)])
+    assert unit.text == "warm line, said [Nguyen](/ŋwˈɪn/)."
+    assert unit.written == (("Warmline,", 2), ("said", 1), ("Nguyen.", 1))
+
+
+def test_a_lexicon_line_that_does_not_parse_or_a_symbol_the_voice_lacks_is_named() -> None:
+    with pytest.raises(LexiconError, match=r"line 2: 'oops'"):
+        parse_lexicon("a = b\noops\n")
+    with pytest.raises(LexiconError, match=r"symbol '\$'"):
+        parse_lexicon("Nguyen /ŋw$n/", symbols=HIBARI_CAPS.phoneme_symbols)
+    with pytest.raises(LexiconError, match="takes no phonemes"):
+        parse_lexicon("Nguyen /ŋwn/")
+
+
+def test_a_tag_split_across_tokens_is_never_cut_by_a_hold() -> None:
+    seg = Segmenter(first_unit_hold_s=0.1, tail_hold_s=0.3)
+    now = 0.0
+    for token in [
+        "Your ",
+        "code ",
+        "is ",
+        "<say-as ",
+        'interpret-as="characters">',
+        "ab ",
+        "cd</say-as> ",
+        "ok",
+    ]:
+        seg.feed(token, now)
+        now += 1.0
+        seg.poll(now)
+    seg.flush()
+    texts = [u.text for u in seg.units_ready()]
+    assert any('<say-as interpret-as="characters">ab cd</say-as>' in t for t in texts), texts

@@ -45,6 +45,8 @@ class Capabilities:
     speaker_tags: bool
     #: the speaking rates ``speed`` may take
     speed_range: tuple[float, float] = (0.5, 2.0)
+    #: phoneme symbols the model takes inline as ``[word](/phonemes/)``; empty: no phonemes
+    phoneme_symbols: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, eq=False)

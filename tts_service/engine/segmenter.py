@@ -46,6 +46,9 @@ _RUN = re.compile(r"\s+|\S+")
 _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # A word a spaced digit group may continue ("415", "+1", "(415)") and how the next group starts.
 _OPEN_NUMBER = re.compile(r"\d\)?$")
+# Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
+_TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"
 # Leading and trailing punctuation around a word ("(Dr", "$3.50", "above)"); dots are kept.
 _EDGE_PUNCT = re.compile(r"^[^\w.]+|[^\w.]+$")
@@ -126,7 +129,8 @@ class Segmenter:
     _answer_units: int
     _open_number_at: int | None  # the cut after a number that the next word may continue
     _number_follows: bool  # the undecided sentence end is "ext.", "Dec.": a digit next goes on
-    _in_numbers: set[int]  # cuts between the spaced groups of one number: no timer cuts there
+    _in_numbers: set[int]  # cuts inside a spaced number or an inline tag: no timer cuts there
+    _in_tag: bool
     _first_feed_s: float | None
     _last_feed_s: float | None
 
@@ -263,6 +267,7 @@ class Segmenter:
         self._open_number_at = None
         self._number_follows = False
         self._in_numbers = set()
+        self._in_tag = False
         self._first_feed_s = None
         self._last_feed_s = None
 
@@ -322,6 +327,13 @@ class Segmenter:
             return
         self._cuts.append((at, clause))
         self._open_number_at = at if _OPEN_NUMBER.search(word) else None
+        if "<" in word or ">" in word:
+            opened = max((m.end() for m in _TAG_OPEN.finditer(word)), default=-1)
+            closed = max((m.end() for m in _TAG_CLOSE.finditer(word)), default=-1)
+            if opened >= 0 or closed >= 0:
+                self._in_tag = opened > closed
+        if self._in_tag:
+            self._in_numbers.add(at)
         if _is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
             self._number_follows = _EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS

@@ -22,6 +22,8 @@ from dataclasses import replace
 
 from tts_service.engine.ports import Capabilities
 from tts_service.engine.reading import read
+from tts_service.engine.reading.lexicon import Lexicon
+from tts_service.engine.reading.tags import extract
 from tts_service.engine.segmenter import Unit
 from tts_service.engine.textclean import clean_for_speech, has_speakable
 
@@ -31,10 +33,19 @@ _FENCES = ("```", "~~~")
 class SpeakableStage:
     """Turns segmenter units into the text a model should read; ``reset`` between answers."""
 
-    def __init__(self, capabilities: Capabilities, *, language: str = "en") -> None:
+    def __init__(
+        self, capabilities: Capabilities, *, language: str = "en", lexicon: Lexicon | None = None
+    ) -> None:
         self._keep_speaker_tags = capabilities.speaker_tags
+        self._phonemes_ok = bool(capabilities.phoneme_symbols)
         self._language = language
+        self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
+
+    def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
+        """Read the next units in ``language`` with ``lexicon`` (between turns)."""
+        self._language = language
+        self._lexicon = lexicon
 
     @property
     def in_code_block(self) -> bool:
@@ -50,10 +61,15 @@ class SpeakableStage:
                 continue
             if self._in_code_block:
                 continue
-            spoken = clean_for_speech(unit.text, keep_speaker_tags=self._keep_speaker_tags)
+            text, tagged = extract(unit.text)
+            spoken = clean_for_speech(text, keep_speaker_tags=self._keep_speaker_tags)
             if not has_speakable(spoken):
                 continue
-            reading = read(spoken, self._language)
+            reading = read(
+                spoken, self._language, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
+            )
+            if not reading.text:
+                continue
             written = tuple(zip(reading.written, reading.counts, strict=True))
             out.append(replace(unit, text=reading.text, written=written))
         return out

@@ -132,7 +132,8 @@ _DOTTED = frozenset(
 
 
 class _Walk:
-    def __init__(self, tokens: list[str], words: NumberWords) -> None:
+    def __init__(self, tokens: list[str], words: NumberWords, fixed: dict[int, str]) -> None:
+        self.fixed = fixed
         self.raw = tokens
         self.parts = [split_token(t) for t in tokens]
         self.cores = [p[1] for p in self.parts]
@@ -154,12 +155,17 @@ class _Walk:
     def run(self) -> list[str]:
         i = 0
         while i < len(self.raw):
+            if i in self.fixed:
+                i += 1
+                continue
             taken = self.multi(i)
+            if taken > 1 and any(k in self.fixed for k in range(i, i + taken)):
+                taken = 0
             if taken == 0:
                 self.out[i] = self.single(i)
                 taken = 1
             i += taken
-        return [self._wrap(i, s) for i, s in enumerate(self.out)]
+        return [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
 
     def _wrap(self, i: int, spoken: str | None) -> str:
         lead, core, trail = self.parts[i]
@@ -407,6 +413,9 @@ class _Walk:
         return self.set(i, w.number(core), said_unit)
 
 
-def read_tokens(tokens: list[str], words: NumberWords) -> list[str]:
-    """The spoken form of each written token (punctuation kept around it; "" for none)."""
-    return _Walk(tokens, words).run()
+def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:
+    """The spoken form of each written token (punctuation kept around it; "" for none).
+
+    ``fixed``: token index -> spoken form decided elsewhere (a lexicon entry, a tag), taken as is.
+    """
+    return _Walk(tokens, words, fixed or {}).run()
