@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from engine_helpers import frames_of, pump, pump_frames
 from test_pipecat_service import Call, running, tokens, tone_runtime, tone_service, truth_frames
 from toy_backends import ToneBackend, ToyFrameBackend
 
+from tts_service.engine.reading.lexicon import LexiconError
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import Paused
+from tts_service.pipecat.service import WarmlineTTSService
 
 ANSWER = "Your total is $2,418.07, so call 415-555-0188 or write to jane.doe@mail.org today."
 WRITTEN = ANSWER.split()
@@ -69,5 +72,21 @@ def test_the_pipecat_context_holds_the_written_answer() -> None:
             truth = truth_frames(rt.backend, ANSWER)
         assert call.assistant_text() == [ANSWER]
         assert [w.word for f in truth for w in f.words] == WRITTEN
+
+    asyncio.run(main())
+
+
+def test_a_pipecat_lexicon_changes_the_reading_not_the_context() -> None:
+    """``WarmlineTTSService(lexicon=...)``: the model hears the respelling, the context the word."""
+
+    async def main() -> None:
+        async with tone_runtime() as rt:
+            with pytest.raises(LexiconError, match="takes no phonemes"):
+                WarmlineTTSService(runtime=rt, lexicon={"Nguyen": "/ŋwn/"})
+            service = WarmlineTTSService(runtime=rt, lexicon={"Warmline": "warm line"})
+            call = Call(service)
+            async with running(call):
+                await call.answer(*tokens("Warmline costs $5."))
+        assert call.assistant_text() == ["Warmline costs $5."]
 
     asyncio.run(main())

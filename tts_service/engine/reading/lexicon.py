@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from tts_service.errors import InvalidInputError
 
-__all__ = ["Lexicon", "LexiconError", "lexicon_from_mapping", "parse_lexicon"]
+__all__ = ["Lexicon", "LexiconError", "as_lexicon", "lexicon_from_mapping", "parse_lexicon"]
 
 _RESPELL = re.compile(r"^(?P<word>[^\s=/]+)\s*=\s*(?P<said>\S.*?)\s*$")
 _PHONEMES = re.compile(r"^(?P<word>[^\s=/]+)\s+/(?P<ph>[^/]+)/\s*$")
@@ -83,3 +83,8 @@ def lexicon_from_mapping(entries: Mapping[str, str], *, symbols: Iterable[str] =
             raise LexiconError(f"lexicon word {word!r}: one word, no spaces")
         lines.append(f"{word} {said}" if said.startswith("/") else f"{word} = {said}")
     return parse_lexicon("\n".join(lines), symbols=symbols)
+
+
+def as_lexicon(value: Lexicon | Mapping[str, str], symbols: Iterable[str] = ()) -> Lexicon:
+    """A ``Lexicon`` as is, or one made from a mapping (checked against ``symbols``)."""
+    return value if isinstance(value, Lexicon) else lexicon_from_mapping(value, symbols=symbols)
