@@ -214,3 +214,28 @@ def test_a_tag_split_across_tokens_is_never_cut_by_a_hold() -> None:
     seg.flush()
     texts = [u.text for u in seg.units_ready()]
     assert any('<say-as interpret-as="characters">ab cd</say-as>' in t for t in texts), texts
+
+
+_PIECES = st.sampled_from(
+    ["$", "€", "-", "–", "/", ":", ".", ",", "%", "@", "#", "'", '"', "(", ")", "am", "pm", "St", "TX", "Tue",
+     "March", "ext.", "x", "kg", "0", "1", "12", "415", "2024", "99999", "A", "Z", "IV", " ", "  ", "\u00e9",
+     "<", ">",
+     "<say-as", 'interpret-as="digits">', "</say-as>", "<break/>", "k", "B", "st", "th", "www", "com", "..."]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES | st.text(max_size=4), max_size=25))
+def test_any_text_is_read_without_error_and_every_spoken_word_belongs_to_a_written_token(
+    pieces: list[str],
+) -> None:
+    """Whatever the LLM writes, the stage reads it, never raises, and the counts add up to the words."""
+    stage = SpeakableStage(HIBARI_CAPS)
+    for unit in stage.take([Unit("".join(pieces) or "x", 0, Boundary.SENTENCE)]):
+        assert sum(n for _, n in unit.written) == len(unit.text.split())
+        assert all(w for w, _ in unit.written)
+
+
+def test_a_number_past_the_trillions_is_read_digit_by_digit() -> None:
+    assert read("$" + "9" * 16).text == " ".join(["nine"] * 16) + " dollars"
+    assert read("1,000,000,000,000 views").text == "one trillion views"

@@ -14,6 +14,8 @@ from num2words import num2words
 
 __all__ = ["NumberWords"]
 
+#: beyond the trillions a number is read digit by digit
+_MAX_CARDINAL = 10**15
 _EN_DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
@@ -34,11 +36,15 @@ class NumberWords:
         """42 -> "forty-two"; negatives take "minus"."""
         if n < 0:
             return "minus " + self.cardinal(-n)
+        if n >= _MAX_CARDINAL:  # no one says "quinsexagintillion": an identifier, digit by digit
+            return self.digits(str(n))
         return self._style(num2words(n, lang=self.language))
 
     @lru_cache(maxsize=1024)  # noqa: B019
     def ordinal(self, n: int) -> str:
         """21 -> "twenty-first"."""
+        if n >= _MAX_CARDINAL:
+            return self.digits(str(n))
         return self._style(num2words(n, lang=self.language, to="ordinal"))
 
     @lru_cache(maxsize=1024)  # noqa: B019
