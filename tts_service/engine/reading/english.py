@@ -39,7 +39,7 @@ _PHONE_ONE = re.compile(
     r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\((?P<a1>\d{3})\)\s?|(?P<a2>\d{3})[-.])(?P<b>\d{3})[-.](?P<c>\d{4})$"
     r"|^(?P<b2>\d{3})-(?P<c2>\d{4})$|^(?P<tf>1-8\d\d)-(?P<tb>\d{3})-(?P<tc>\d{4})$"
 )
-_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}|\d{2,5}|\d{3}-\d{4})$")
+_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}|\d{1,5}|\d{3}-\d{4})$")
 _PHONE_CONTEXT = frozenset(
     ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
 )
@@ -399,6 +399,14 @@ class _Walk:
                 number, _, unit = money.partition(" " + SCALES[nxt] + " ")
                 return self.set(i, number, SCALES[nxt] + " " + unit)
             return 0
+        fraction = re.match(r"^(\d+)/(\d+)$", core)
+        if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
+            plural = int(fraction.group(1)) > int(fraction.group(2))
+            said = read_core(core, w, self.ctx(i)) or core
+            return self.set(i, said, unit_words(nxt, plural) or nxt)
+        if nxt == "sq" and self.core(i + 2) in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
+            square = unit_words(self.core(i + 2), core.lstrip("-−+") not in ("1", "1.0")) or ""
+            return self.set(i, w.number(core), "square", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0")

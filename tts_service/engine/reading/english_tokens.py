@@ -16,6 +16,7 @@ from tts_service.engine.reading.english_tables import (
     ACRONYM_WORDS,
     CURRENCY_SYMBOLS,
     DIGIT_CONTEXT,
+    MONTH_NAMES,
     ORDINAL_NAMES,
     ROMAN_CARDINAL_CONTEXT,
     SCALES,
@@ -50,6 +51,8 @@ _GROUP = re.compile(r"[A-Za-z]+|\d+")
 _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _VOWELS = set("AEIOUYaeiouy")
+_CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
+_MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
@@ -201,8 +204,8 @@ def read_acronym(core: str, w: NumberWords) -> str | None:
         return stem.title() + ("s" if plural else "")
     if stem == "OK":
         return "okay"
-    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and stem[:3] != stem[:3].strip("AEIOUY"):
-        return None  # a word in capitals for emphasis ("FREE", "NOTE")
+    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and not _CONSONANT_RUN.search(stem):
+        return None  # a word in capitals for emphasis ("FREE", "HELP"); "USPS", "HTML" are spelled
     spelled = w.letters(stem)
     return spelled + "'s" if plural else spelled
 
@@ -253,8 +256,6 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return day
     month = td.month_number(core)
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
-        from tts_service.engine.reading.english_tables import MONTH_NAMES
-
         return MONTH_NAMES[month - 1]
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
@@ -292,6 +293,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(m.group("only_in")) + (" inch" if _is_one(m.group("only_in")) else " inches")
         feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
+    if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
+        return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
     if _VERSION.match(core):
