@@ -239,3 +239,11 @@ def test_any_text_is_read_without_error_and_every_spoken_word_belongs_to_a_writt
 def test_a_number_past_the_trillions_is_read_digit_by_digit() -> None:
     assert read("$" + "9" * 16).text == " ".join(["nine"] * 16) + " dollars"
     assert read("1,000,000,000,000 views").text == "one trillion views"
+
+
+def test_a_spaced_dash_after_a_time_is_a_range_not_the_first_clause() -> None:
+    assert preview("Open 10am - 6pm daily.", ToneBackend.capabilities) == "Open ten AM to six PM daily."
+    seg = Segmenter()
+    seg.feed("Well - I think so.", 0.0)
+    seg.flush()
+    assert [u.text for u in seg.units_ready()] == ["Well -", "I think so."]  # a dash after a word still cuts

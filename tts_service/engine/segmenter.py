@@ -47,6 +47,7 @@ _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # A word a spaced digit group may continue ("415", "+1", "(415)") and how the next group starts.
 _OPEN_NUMBER = re.compile(r"\d\)?$")
 # Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
+_RANGE_START = re.compile(r"(?:\d|\d[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"
@@ -131,6 +132,7 @@ class Segmenter:
     _number_follows: bool  # the undecided sentence end is "ext.", "Dec.": a digit next goes on
     _in_numbers: set[int]  # cuts inside a spaced number or an inline tag: no timer cuts there
     _in_tag: bool
+    _ranged: bool  # the last word can start a range ("8", "9am", "Tue")
     _first_feed_s: float | None
     _last_feed_s: float | None
 
@@ -268,6 +270,7 @@ class Segmenter:
         self._number_follows = False
         self._in_numbers = set()
         self._in_tag = False
+        self._ranged = False
         self._first_feed_s = None
         self._last_feed_s = None
 
@@ -320,8 +323,11 @@ class Segmenter:
             # No earlier word to cut at: a single word longer than the limit, complete at last.
             self._cut_all(Boundary.LENGTH)
             return
-        # A dash that opens the unit is a list bullet ("- item"), not a pause.
-        clause = _is_clause_end(word) or (not word.strip(DASHES) and self._base != self._word_start)
+        # A dash that opens the unit is a list bullet ("- item"), not a pause; one after a number
+        # or a time is a range ("9am - 5pm"), read as "to".
+        dash = not word.strip(DASHES) and self._base != self._word_start and not self._ranged
+        self._ranged = _RANGE_START.search(word) is not None
+        clause = _is_clause_end(word) or dash
         if clause and self._answer_units == 0:
             self._cut_all(Boundary.CLAUSE)
             return
