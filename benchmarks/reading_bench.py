@@ -187,6 +187,7 @@ def main() -> int:
     parser.add_argument("--out", default="reading-bench.json")
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--first-frame", action="store_true", help="also time the first frame (loads hibari)")
+    parser.add_argument("--first-frame-rounds", type=int, default=21, help="rounds of each path (default 21)")
     args = parser.parse_args()
     caps = create_backend("hibari").capabilities
     result: dict[str, object] = {}
@@ -213,7 +214,7 @@ def main() -> int:
         )
     result["per_unit"] = timing
     if args.first_frame:
-        ff = first_frame_ms(rounds=9)
+        ff = first_frame_ms(rounds=args.first_frame_rounds)
         result["first_frame"] = ff
         print(
             f"first frame (hibari, CPU): today {ff['today']['p50_ms']} ms, "
