@@ -39,7 +39,8 @@ class Capabilities:
     word_times: bool
     #: frames (or tokens) the model can keep in context before it must roll over; None: no limit
     context_limit: int | None
-    #: the backend reads numbers, currency, times and abbreviations itself
+    #: the backend reads numbers, currency and times itself (informational: the engine's reading stage
+    #: gives every backend words, see docs/READING.md)
     own_normalizer: bool
     #: ``[S1]``/``[S2]`` speaker tags are meaningful to the model and must be passed through
     speaker_tags: bool
