@@ -96,3 +96,21 @@ def test_an_unknown_voice_exits_2_with_the_voices_and_how_to_get_more(
     err = capsys.readouterr().err
     assert "error (unknown_voice)" in err and "available: heart" in err
     assert "hibari --voice" in err
+
+
+def test_speak_dry_run_prints_what_the_model_gets_and_writes_no_wav(tmp_path: Path) -> None:
+    """`speak --dry-run -` prints one line per line of stdin, in order, and synthesizes nothing."""
+    out = tmp_path / "never.wav"
+    run = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "speak", "--dry-run", "-", "-o", str(out)],
+        input="Call 415-555-0188.\nThe PIN is 0091.\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert run.stdout.splitlines() == [
+        "Call four one five, five five five, zero one eight eight.",
+        "The Pin is zero zero nine one.",
+    ]
+    assert not out.exists()

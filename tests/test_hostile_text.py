@@ -36,11 +36,16 @@ HOSTILE = {
 }
 
 
+#: the most letters one written character is read as ("7" is "seven")
+READ_GROWTH = 5
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_every_unit_of_a_hostile_text_is_bounded(name: str) -> None:
     """10,000 characters without a space reach the model in units of at most max_unit_chars
-    clusters (besides the spaces and commas that group digits and cut words), their words at most
-    MAX_WORD_GRAPHEMES clusters, and the turn ends with Done."""
+    clusters as written, read out at most READ_GROWTH times as long (besides the spaces and commas
+    that group digits and cut words: a digit is read as a word of up to five letters), their words
+    at most MAX_WORD_GRAPHEMES clusters, and the turn ends with Done."""
     backend = ToneBackend()
     session = EngineSession(backend, SessionConfig(seed=0, max_text_chars=10_000))
     session.start(HOSTILE[name])
@@ -48,21 +53,23 @@ def test_every_unit_of_a_hostile_text_is_bounded(name: str) -> None:
     out = pump(session)
     assert isinstance(out[-1], Done)
     assert backend.calls
-    assert all(count(text.replace(", ", "").replace(" ", "")) <= MAX_UNIT_CHARS for text in backend.calls)
+    spoken = [count(text.replace(", ", "").replace(" ", "")) for text in backend.calls]
+    assert max(spoken) <= READ_GROWTH * MAX_UNIT_CHARS
     assert all(count(word) <= MAX_WORD_GRAPHEMES for text in backend.calls for word in text.split())
 
 
 @pytest.mark.parametrize("digits", [36, 39, 60])
 def test_a_long_digit_run_is_spoken_in_groups(hibari_backend: HibariBackend, digits: int) -> None:
     """Row 8: a run of 39 or more identical digits failed its unit (list index out of range in
-    hibari's number words). It is read digit by digit in groups of four, and spoken."""
+    hibari's number words). It is read digit by digit in groups of four, and spoken; its mark names
+    the number as written."""
     session = EngineSession(hibari_backend, SessionConfig(seed=0))
     session.start("Your reference is " + "1" * digits + ". Thank you.")
     session.flush()
     out = pump(session)
     assert not [e for e in events_of(out) if isinstance(e, ErrorEvent)]
     words = [w.word.strip(",.") for f in frames_of(out) for w in f.words]
-    assert words.count("1") == digits and "Thank" in words
+    assert "1" * digits in words and "Thank" in words
     seconds = sum(f.num_samples for f in frames_of(out)) / 24000
     assert seconds < 0.5 * digits  # single digits with a pause per group, not decillions
 

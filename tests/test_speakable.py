@@ -29,29 +29,37 @@ def test_reset_leaves_an_unclosed_code_block() -> None:
     assert [u.text for u in stage.take(units("Hello."))] == ["Hello."]
 
 
-def test_markdown_goes_and_spoken_forms_come_only_for_models_without_their_own() -> None:
-    """The tone model reads numbers itself; the frame toy needs them in words, and keeps [S1] tags."""
+def test_markdown_goes_and_every_model_gets_the_spoken_form_with_its_written_tokens() -> None:
+    """One reading for every backend; [S1] tags stay for the models that speak them."""
     own = SpeakableStage(ToneBackend.capabilities)
-    needs = SpeakableStage(ToyFrameBackend.capabilities)
-    assert [u.text for u in own.take(units("**Only** $3.50 🎉"))] == ["Only $3.50"]
-    (spoken,) = needs.take(units("[S1] **Only** $3.50"))
-    assert spoken.text.startswith("[S1]") and "three dollars" in spoken.text and "$" not in spoken.text
+    tags = SpeakableStage(ToyFrameBackend.capabilities)
+    (unit,) = own.take(units("**Only** $3.50 🎉"))
+    assert unit.text == "Only three dollars and fifty cents"
+    assert unit.written == (("Only", 1), ("$3.50", 5))
+    (spoken,) = tags.take(units("[S1] **Only** $3.50"))
+    assert spoken.text == "[S1] Only three dollars and fifty cents"
 
 
 def test_a_unit_with_nothing_speakable_is_dropped() -> None:
     """Emoji and markup alone are not a unit."""
     stage = SpeakableStage(ToneBackend.capabilities)
-    assert stage.take(units("🎉🎉", "**", "Fine.")) == [Unit("Fine.", 2, Boundary.SENTENCE)]
+    assert stage.take(units("🎉🎉", "**", "Fine.")) == [Unit("Fine.", 2, Boundary.SENTENCE, (("Fine.", 1),))]
 
 
 def test_marks_are_folded_long_numbers_grouped_and_long_words_cut_for_every_model() -> None:
     """A letter and its combining accent reach the model as one letter; an identifier's digits in
-    groups (in words where the model needs them); a word longer than a model should read, in pieces."""
-    own = SpeakableStage(ToneBackend.capabilities)
-    needs = SpeakableStage(ToyFrameBackend.capabilities)
-    (folded,) = own.take(units("Cafe\u0301 \u0301" + "e\u0301" * 60))
-    assert folded.text == "Caf\u00e9 " + "\u00e9" * 48 + " " + "\u00e9" * 12
-    (grouped,) = own.take(units("Ref " + "7" * 40 + "."))
+    groups of four; a word longer than a model should read, in pieces that its written token counts."""
+    for backend in (ToneBackend, ToyFrameBackend):
+        stage = SpeakableStage(backend.capabilities)
+        (folded,) = stage.take(units("Cafe\u0301 \u0301" + "e\u0301" * 60))
+        assert folded.text == "Caf\u00e9 " + "\u00e9" * 48 + " " + "\u00e9" * 12
+        assert folded.written == (("Caf\u00e9", 1), ("\u00e9" * 60, 2))
+        (grouped,) = stage.take(units("Ref " + "7" * 40 + "."))
+        assert grouped.text == "Ref " + ", ".join(["seven seven seven seven"] * 10) + "."
+        assert grouped.written == (("Ref", 1), ("7" * 40 + ".", 40))
+
+
+def test_a_language_without_a_reader_still_reads_long_numbers_in_groups() -> None:
+    """No reader for the language: the digits reach the model in groups, never as one quantity."""
+    (grouped,) = SpeakableStage(ToneBackend.capabilities, language="fr").take(units("Ref " + "7" * 40 + "."))
     assert grouped.text == "Ref " + ", ".join(["7 7 7 7"] * 10) + "."
-    (words,) = needs.take(units("Ref " + "7" * 20 + "."))
-    assert words.text == "Ref " + ", ".join(["seven seven seven seven"] * 5) + "."

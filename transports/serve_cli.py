@@ -25,6 +25,7 @@ from transports.serve import ServeOptions, serve_app
 from transports.ws.server import check_voice, create_app
 from transports.ws.settings import ServerSettings
 from tts_service.backends import available_backends
+from tts_service.cli import read_lexicon
 from tts_service.engine.types import SUPPORTED_SAMPLE_RATES
 from tts_service.errors import InvalidInputError
 from tts_service.wire import Encoding
@@ -39,6 +40,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         insecure=args.insecure or insecure_from_env(os.environ),
         allow_origins=tuple(args.allow_origin or ()),
         voice=args.voice,
+        lexicon=read_lexicon(args.lexicon, args.backend),
         sample_rate=args.sample_rate,
         encoding=Encoding(args.encoding),
         max_sessions=args.max_sessions,
@@ -134,6 +136,12 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="browser Origin allowed to connect (repeatable; '*' for any; default same-origin only)",
     )
     p.add_argument("--voice", default=None, help="voice of new sessions (default: the backend's, 'heart')")
+    p.add_argument(
+        "--lexicon",
+        default=None,
+        metavar="FILE",
+        help="pronunciations for every session, 'word = respelling' or 'word /phonemes/' a line",
+    )
     p.add_argument("--sample-rate", type=int, default=d.sample_rate, choices=SUPPORTED_SAMPLE_RATES)
     p.add_argument("--encoding", default=d.encoding.value, choices=[e.value for e in Encoding])
     p.add_argument("--max-sessions", type=int, default=d.max_sessions, help=f"default {d.max_sessions}")

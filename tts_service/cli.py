@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tts_service.backends import available_backends, create_backend
+from tts_service.engine.reading.lexicon import Lexicon, LexiconError, parse_lexicon
+from tts_service.engine.reading.preview import preview
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import (
     SUPPORTED_SAMPLE_RATES,
@@ -103,7 +105,40 @@ def _feed_stream(session: EngineSession, cap: _Capture, fd: int) -> float:
             return spent
 
 
+def read_lexicon(path: str | None, backend_name: str) -> Lexicon:
+    """The lexicon in file ``path`` for ``backend_name``'s voice (empty without a path).
+
+    Raises LexiconError naming the line it cannot read, or the phoneme symbol the voice lacks.
+    """
+    if path is None:
+        return Lexicon()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LexiconError(f"cannot read the lexicon {path}: {exc}") from exc
+    symbols = create_backend(backend_name).capabilities.phoneme_symbols
+    try:
+        return parse_lexicon(text, symbols=symbols)
+    except LexiconError as exc:
+        raise LexiconError(f"{path}: {exc}") from exc
+
+
+def cmd_preview(args: argparse.Namespace) -> int:
+    """``speak --dry-run``: print what the model would be given, one line per input; no synthesis."""
+    capabilities = create_backend(args.backend).capabilities  # no load(): nothing is synthesized
+    lexicon = read_lexicon(args.lexicon, args.backend)
+    if args.text is not None and args.text != "-":
+        print(preview(args.text, capabilities, lexicon=lexicon))
+        return 0
+    for line in sys.stdin:
+        print(preview(line.rstrip("\n"), capabilities, lexicon=lexicon), flush=True)
+    return 0
+
+
 def cmd_speak(args: argparse.Namespace) -> int:
+    if args.dry_run:
+        return cmd_preview(args)
     t_load = time.perf_counter()
     backend = create_backend(args.backend)
     backend.load()
@@ -114,6 +149,7 @@ def cmd_speak(args: argparse.Namespace) -> int:
         sample_format=SampleFormat.PCM16,
         speed=args.speed,
         seed=args.seed,
+        lexicon=read_lexicon(args.lexicon, args.backend),
     )
     session = EngineSession(backend, config)
     cap = _Capture()
@@ -175,6 +211,13 @@ def add_engine_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         help="inject stdin chunk by chunk as it arrives (pipe an LLM into it to hear streaming)",
     )
     speak.add_argument("--backend", default="hibari", choices=available_backends(), help="model backend")
+    speak.add_argument("--lexicon", default=None, metavar="FILE", help="pronunciations (docs/READING.md)")
+    speak.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the text the model would receive (units joined by a space) and synthesize nothing; "
+        "with '-' or no text, one line out per line of stdin",
+    )
     speak.set_defaults(func=cmd_speak)
 
     bench = sub.add_parser("bench", help="measure latency, real-time factor, capacity, joins; write JSON")

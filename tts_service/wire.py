@@ -9,7 +9,8 @@ Client to server, one JSON object per text message::
     {"cmd": "inject", "text": "..."}      text required
     {"cmd": "flush"} {"cmd": "pause"} {"cmd": "resume"} {"cmd": "reset"}
     {"cmd": "config", "voice": str, "sample_rate": 8000|16000|24000|48000, "encoding": "pcm16"|"mulaw",
-                      "speed": number, "word_timestamps": bool, "streaming": bool}   all optional
+                      "speed": number, "word_timestamps": bool, "streaming": bool,
+                      "lexicon": {"word": "respelling" or "/phonemes/", ...}}   all optional
 
 Unknown fields are ignored (forward compatibility); a known field of the wrong type is not.
 ``parse_command`` raises ``ProtocolError`` (and nothing else, whatever it is given) with a stable
@@ -123,6 +124,8 @@ class ConfigureCommand:
     speed: float | None = None
     word_timestamps: bool | None = None
     streaming: bool | None = None
+    #: words to respellings or "/phonemes/" for this session's next turns (checked by the server)
+    lexicon: dict[str, str] | None = None
 
 
 Command = (
@@ -236,6 +239,7 @@ def _configure(obj: dict[str, Any]) -> ConfigureCommand:
         speed=speed,
         word_timestamps=_optional(obj, "word_timestamps", bool),
         streaming=_optional(obj, "streaming", bool),
+        lexicon=_optional(obj, "lexicon", dict),
     )
 
 
@@ -247,7 +251,7 @@ def encode_command(command: Command) -> str:
         return _dumps({"cmd": "inject", "text": command.text})
     if isinstance(command, ConfigureCommand):
         fields: dict[str, Any] = {"cmd": "config"}
-        for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming"):
+        for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming", "lexicon"):
             value = getattr(command, key)
             if value is not None:
                 fields[key] = value

@@ -59,6 +59,7 @@ from transports.ws.settings import ServerSettings
 from tts_service import g711
 from tts_service import wire as wp
 from tts_service.engine.listener import ListenerClock
+from tts_service.engine.reading.lexicon import lexicon_from_mapping
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import FRAME_S, Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame
 from tts_service.errors import InvalidStateError, WarmlineError
@@ -302,9 +303,14 @@ class WsConnection:
     async def _configure(self, command: wp.ConfigureCommand) -> None:
         if not self._turns.idle:
             raise InvalidStateError("config is accepted between turns only: wait for done, or reset first")
-        if command.voice is not None or command.speed is not None or command.sample_rate is not None:
+        lexicon = None
+        if command.lexicon is not None:  # checked before anything changes: a bad one changes nothing
+            symbols = self._session.engine.backend.capabilities.phoneme_symbols
+            lexicon = lexicon_from_mapping(command.lexicon, symbols=symbols)
+        changes = (command.voice, command.speed, command.sample_rate, lexicon)
+        if any(change is not None for change in changes):
             await self._session.configure(
-                voice=command.voice, speed=command.speed, sample_rate=command.sample_rate
+                voice=command.voice, speed=command.speed, sample_rate=command.sample_rate, lexicon=lexicon
             )
         if command.voice is not None:
             self._voice = command.voice

@@ -167,6 +167,7 @@ async def _serve_websocket(websocket: WebSocket, state: ServerState, name: str) 
             session = await state.runtime.open_session(
                 SessionConfig(
                     voice=settings.voice,
+                    lexicon=settings.lexicon,
                     sample_rate=settings.sample_rate,
                     sample_format=SampleFormat.PCM16,
                     max_text_chars=settings.max_turn_chars,

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tts_service.engine.clock import Clock, monotonic
+from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.types import check_sample_rate
 from tts_service.errors import InvalidInputError
 from tts_service.wire import Encoding
@@ -27,6 +28,8 @@ class ServerSettings:
     allow_origins: tuple[str, ...] = ()
     #: voice of new connections; None is the backend's default
     voice: str | None = None
+    #: words to respellings or phonemes for every session (``warmline serve --lexicon FILE``)
+    lexicon: Lexicon = field(default_factory=Lexicon)
     sample_rate: int = 24000
     encoding: Encoding = Encoding.PCM16
     max_sessions: int = 64

@@ -5,9 +5,10 @@ Never imports asyncio, sockets, torch or onnxruntime.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tts_service.engine.ports import Capabilities
+from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.types import SampleFormat, check_sample_rate
 from tts_service.errors import InvalidInputError, InvalidSpeedError
 
@@ -41,6 +42,10 @@ class SessionConfig:
     #: when a real-time listener would run dry within this long and no unit is queued, speak the
     #: complete words held (a cut at a word beats a gap in the audio)
     starve_guard_ms: int = 250
+    #: words to respellings or phonemes (``reading.lexicon``), for this session's turns
+    lexicon: Lexicon = field(default_factory=Lexicon)
+    #: the language the text is read in (``reading.LANGUAGES``; others are read as written)
+    language: str = "en"
 
 
 def check_config(config: SessionConfig, capabilities: Capabilities) -> None:

@@ -49,6 +49,8 @@ class UnitJob:
     speed: float
     seed: int | None
     reset_context: bool = False
+    #: each written token of ``text`` and its count of spoken words (marks are given back to it)
+    written: tuple[tuple[str, int], ...] = ()
 
     def run(self) -> JobResult:
         """Run the model; never raises for model failures (they come back as ``error``)."""

@@ -39,12 +39,15 @@ class Capabilities:
     word_times: bool
     #: frames (or tokens) the model can keep in context before it must roll over; None: no limit
     context_limit: int | None
-    #: the backend reads numbers, currency, times and abbreviations itself
+    #: the backend reads numbers, currency and times itself (informational: the engine's reading stage
+    #: gives every backend words, see docs/READING.md)
     own_normalizer: bool
     #: ``[S1]``/``[S2]`` speaker tags are meaningful to the model and must be passed through
     speaker_tags: bool
     #: the speaking rates ``speed`` may take
     speed_range: tuple[float, float] = (0.5, 2.0)
+    #: phoneme symbols the model takes inline as ``[word](/phonemes/)``; empty: no phonemes
+    phoneme_symbols: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True, eq=False)

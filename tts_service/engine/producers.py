@@ -23,6 +23,7 @@ import numpy as np
 from tts_service.engine.conditioner import JoinPolicy, UnitConditioner
 from tts_service.engine.jobs import FrameJob, Job, JobResult, UnitJob
 from tts_service.engine.ports import Backend, FrameBackend, UnitBackend, VoiceState
+from tts_service.engine.reading.marks import WrittenMarks, to_written
 from tts_service.engine.resample import StreamResampler
 from tts_service.engine.segmenter import Unit
 from tts_service.engine.timeline import AudioChunk
@@ -161,6 +162,7 @@ class UnitProducer:
             speed=ctx.speed,
             seed=seed,
             reset_context=ctx.reset_context,
+            written=unit.written,
         )
 
     def complete(self, result: JobResult) -> list[AudioChunk]:
@@ -173,9 +175,10 @@ class UnitProducer:
         rs = self._resampler
         lead = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
         audio = rs.finish(shaped.samples)
+        spoken = shaped.words or estimate_words(job.text, len(shaped.samples))
         words = tuple(
             WordMark(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
-            for w in (shaped.words or estimate_words(job.text, len(shaped.samples)))
+            for w in to_written(spoken, job.written)
         )
         # Units end on a frame edge (every unit before this one did, so the turn's audio starts
         # this unit on one) so all of a unit's audio can go out before the next arrives; the
@@ -199,6 +202,7 @@ class FrameProducer:
         self._end_sent = False
         self._in_total = 0  # model-rate samples since the resampler stream began
         self._out_total = 0  # output samples handed back since then
+        self._written = WrittenMarks()  # the model marks spoken words; listeners get written ones
 
     @property
     def held_chars(self) -> int:
@@ -206,15 +210,18 @@ class FrameProducer:
 
     def add(self, unit: Unit) -> None:
         self._feed.append(unit.text)
+        self._written.add(unit.written or ((w, 1) for w in unit.text.split()))
         self._waiting = False
 
     def new_turn(self) -> None:
         self._feed.clear()
+        self._written.clear()
         self._restart_stream()
 
     def discard(self) -> None:
         """Forget fed text (the model is told on its next job) and restart the audio stream."""
         self._feed.clear()
+        self._written.clear()
         self._discard_first = True
         self._restart_stream()
 
@@ -268,7 +275,7 @@ class FrameProducer:
                     rs.to_output_position(base + w.start_sample) - self._out_total,
                     rs.to_output_position(base + w.end_sample) - self._out_total,
                 )
-                for w in step.words
+                for w in self._written.relabel(step.words)
             )
             chunks.append(AudioChunk(out, marks))
             self._out_total += len(out)

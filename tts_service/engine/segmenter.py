@@ -36,6 +36,11 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
      "hon", "fr", "vs", "etc"}
 )  # fmt: skip
+#: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
+NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
+    {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
+     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg"}
+)  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"
 CLAUSE_ENDS = ",;:"
@@ -44,6 +49,13 @@ DASHES = "-–—"
 _RUN = re.compile(r"\s+|\S+")
 # The characters str.splitlines() breaks on that are whitespace: each starts a new paragraph.
 _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A word a spaced digit group may continue ("415", "+1", "(415)") and how the next group starts.
+_OPEN_NUMBER = re.compile(r"\d\)?$")
+# Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
+_RANGE_START = re.compile(r"(?:\d|\d[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
+_TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
+_TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
+_NUMBER_GOES_ON = "0123456789"
 # Leading and trailing punctuation around a word ("(Dr", "$3.50", "above)"); dots are kept.
 _EDGE_PUNCT = re.compile(r"^[^\w.]+|[^\w.]+$")
 
@@ -66,6 +78,8 @@ class Unit:
     text: str
     index: int  # 0-based within the turn
     boundary: Boundary
+    #: after the reading stage: each written token and how many words of ``text`` it became
+    written: tuple[tuple[str, int], ...] = ()
 
 
 def _is_clause_end(word: str) -> bool:
@@ -120,6 +134,11 @@ class Segmenter:
     _word_start: int
     _word_at_line_start: bool
     _answer_units: int
+    _open_number_at: int | None  # the cut after a number that the next word may continue
+    _number_follows: bool  # the undecided sentence end is "ext.", "Dec.": a digit next goes on
+    _in_numbers: set[int]  # cuts inside a spaced number or an inline tag: no timer cuts there
+    _in_tag: bool
+    _ranged: bool  # the last word can start a range ("8", "9am", "Tue")
     _first_feed_s: float | None
     _last_feed_s: float | None
 
@@ -200,9 +219,10 @@ class Segmenter:
         For a listener about to run dry: better a unit cut at a word than a gap in the audio.
         The unit ends as SENTENCE when its last word is an undecided sentence end, else HOLD.
         """
-        if not self._cuts:
+        cuts = self._hold_cuts()
+        if not cuts:
             return False
-        at = self._cuts[-1][0]
+        at = cuts[-1][0]
         self._cut_at(at, Boundary.SENTENCE if self._sentence_at == at else Boundary.HOLD)
         return True
 
@@ -252,6 +272,11 @@ class Segmenter:
         self._word_start = 0
         self._word_at_line_start = True
         self._answer_units = 0
+        self._open_number_at = None
+        self._number_follows = False
+        self._in_numbers = set()
+        self._in_tag = False
+        self._ranged = False
         self._first_feed_s = None
         self._last_feed_s = None
 
@@ -279,11 +304,15 @@ class Segmenter:
         if self._after_space:
             self._after_space = False
             if self._sentence_at is not None:
-                if piece[0].islower():
+                if piece[0].islower() or (piece[0].isdigit() and self._number_follows):
                     self._sentence_at = None  # "e.g. for", "Hello. world"
                 else:
                     self._cut_all(Boundary.SENTENCE)
             self._word_start = at
+            if self._open_number_at is not None and piece[0] in _NUMBER_GOES_ON:
+                # "415 555 0188", "0800 123 456": one number in spaced groups; never cut inside it
+                self._in_numbers.add(self._open_number_at)
+            self._open_number_at = None
             self._word_at_line_start = self._line_start
             self._line_start = False
         self._word.append(piece)
@@ -298,14 +327,30 @@ class Segmenter:
         self._word = []
         if newline_next:
             return  # the newline cuts right here, as PARAGRAPH
-        # A dash that opens the unit is a list bullet ("- item"), not a pause.
-        clause = _is_clause_end(word) or (not word.strip(DASHES) and self._base != self._word_start)
+        if self._pending_len > self._max_unit_chars:
+            # No earlier word to cut at: a single word longer than the limit, complete at last.
+            self._cut_all(Boundary.LENGTH)
+            return
+        # A dash that opens the unit is a list bullet ("- item"), not a pause; one after a number
+        # or a time is a range ("9am - 5pm"), read as "to".
+        dash = not word.strip(DASHES) and self._base != self._word_start and not self._ranged
+        self._ranged = _RANGE_START.search(word) is not None
+        clause = _is_clause_end(word) or dash
         if clause and self._answer_units == 0:
             self._cut_all(Boundary.CLAUSE)
             return
         self._cuts.append((at, clause))
+        self._open_number_at = at if _OPEN_NUMBER.search(word) else None
+        if "<" in word or ">" in word:
+            opened = max((m.end() for m in _TAG_OPEN.finditer(word)), default=-1)
+            closed = max((m.end() for m in _TAG_CLOSE.finditer(word)), default=-1)
+            if opened >= 0 or closed >= 0:
+                self._in_tag = opened > closed
+        if self._in_tag:
+            self._in_numbers.add(at)
         if _is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
+            self._number_follows = _EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
 
     def _length_cut(self) -> int:
         # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as
@@ -317,14 +362,19 @@ class Segmenter:
 
     # -- holds --------------------------------------------------------------------------------
 
+    def _hold_cuts(self) -> list[tuple[int, bool]]:
+        """The cuts a timer may take: not the one after a number the next token may continue."""
+        skip = self._in_numbers
+        return [cut for cut in self._cuts if cut[0] not in skip and cut[0] != self._open_number_at]
+
     def _hold_deadline_s(self) -> float | None:
-        if not self._cuts or self._last_feed_s is None:
+        if not self._hold_cuts() or self._last_feed_s is None:
             return None
         deadline = self._last_feed_s + self._tail_hold_s
         if (
             self._answer_units == 0
             and self._first_feed_s is not None
-            and len(self._cuts) >= self._first_unit_min_words
+            and len(self._hold_cuts()) >= self._first_unit_min_words
         ):
             deadline = min(deadline, self._first_feed_s + self._first_unit_hold_s)
         return deadline
@@ -333,7 +383,7 @@ class Segmenter:
         # Compared as deadlines, not as elapsed times, so poll(next_deadline_s()) always fires.
         deadline = self._hold_deadline_s()
         if deadline is not None and now_s >= deadline:
-            self._cut_at(self._cuts[-1][0], Boundary.HOLD)
+            self._cut_at(self._hold_cuts()[-1][0], Boundary.HOLD)
 
     # -- cutting ------------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from tts_service.engine.config import SessionConfig, check_config
 from tts_service.engine.jobs import Job, JobResult
 from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.producers import JobContext
+from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.states import (
     RUNNING,
     SessionState,
@@ -162,6 +163,7 @@ class EngineSession:
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
         voice_state: VoiceState | None = None,
+        lexicon: Lexicon | None = None,
     ) -> SessionConfig:
         """Change settings between turns (state IDLE); all are checked before any is applied.
 
@@ -177,6 +179,8 @@ class EngineSession:
             new = replace(new, sample_format=SampleFormat.parse(sample_format))
         if voice is not None:
             new = replace(new, voice=voice)
+        if lexicon is not None:
+            new = replace(new, lexicon=lexicon)
         check_config(new, self._caps)
         if voice_state is None and voice is not None and voice != (self._config.voice or ""):
             voice_state = self._backend.new_voice_state(voice, seed=new.seed)

@@ -8,11 +8,13 @@ Per unit, in order: a fenced code block (```` ``` ```` or ``~~~`` lines) is trac
 since units arrive a line at a time, and everything inside it is left out (code is shown to
 readers, never read to callers); markdown, emoji and speaker tags are cleaned
 (``textclean.clean_for_speech``; tags are kept for models that speak them); a unit with nothing
-speakable left is dropped; combining marks are folded (``graphemes.fold_marks``) and numbers too
-long to be quantities are read in digit groups (``runs.group_long_numbers``); numbers, money,
-times and abbreviations become words (``spoken.to_spoken_form``) unless the model reads them
-itself; last, words too long for a model are cut in pieces (``runs.cut_long_words``). With the
-segmenter's bound on a unit, what one unit gives the model is bounded however hostile the text.
+speakable left is dropped; combining marks are folded (``graphemes.fold_marks``); the unit is read
+as a person would (``reading.read``: numbers, money, times, dates, phone numbers, e-mails, codes...
+become words) for every backend, and the unit keeps each written token with its count of spoken
+words so marks can name what was written; last, words too long for a model are cut in pieces
+(``runs.cut_long_words``, the counts following). In a language without a reader, numbers too long
+to be quantities are read in digit groups (``runs.group_long_numbers``). With the segmenter's bound
+on a unit, what one unit gives the model is bounded however hostile the text.
 
 Synchronous and pure but for the code-block flag; never reads a clock, never runs the model.
 """
@@ -24,9 +26,11 @@ from dataclasses import replace
 
 from tts_service.engine.graphemes import fold_marks
 from tts_service.engine.ports import Capabilities
+from tts_service.engine.reading import LANGUAGES, Reading, read
+from tts_service.engine.reading.lexicon import Lexicon
+from tts_service.engine.reading.tags import extract
 from tts_service.engine.runs import cut_long_words, group_long_numbers
 from tts_service.engine.segmenter import Unit
-from tts_service.engine.spoken import to_spoken_form
 from tts_service.engine.textclean import clean_for_speech, has_speakable
 
 _FENCES = ("```", "~~~")
@@ -35,10 +39,19 @@ _FENCES = ("```", "~~~")
 class SpeakableStage:
     """Turns segmenter units into the text a model should read; ``reset`` between answers."""
 
-    def __init__(self, capabilities: Capabilities) -> None:
+    def __init__(
+        self, capabilities: Capabilities, *, language: str = "en", lexicon: Lexicon | None = None
+    ) -> None:
         self._keep_speaker_tags = capabilities.speaker_tags
-        self._normalize = not capabilities.own_normalizer
+        self._phonemes_ok = bool(capabilities.phoneme_symbols)
+        self._language = language
+        self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
+
+    def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
+        """Read the next units in ``language`` with ``lexicon`` (between turns)."""
+        self._language = language
+        self._lexicon = lexicon
 
     @property
     def in_code_block(self) -> bool:
@@ -54,18 +67,41 @@ class SpeakableStage:
                 continue
             if self._in_code_block:
                 continue
-            spoken = clean_for_speech(unit.text, keep_speaker_tags=self._keep_speaker_tags)
+            text, tagged = extract(unit.text)
+            spoken = clean_for_speech(text, keep_speaker_tags=self._keep_speaker_tags)
             if not has_speakable(spoken):
                 continue
-            spoken = group_long_numbers(fold_marks(spoken))
-            if self._normalize:
-                spoken = to_spoken_form(spoken)
-            out.append(replace(unit, text=cut_long_words(spoken)))
+            spoken = fold_marks(spoken)
+            if self._language not in LANGUAGES:
+                spoken = group_long_numbers(spoken)
+            reading = read(
+                spoken, self._language, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
+            )
+            if not reading.text:
+                continue
+            text, counts = _cut_long_words(reading)
+            written = tuple(zip(reading.written, counts, strict=True))
+            out.append(replace(unit, text=text, written=written))
         return out
 
     def reset(self) -> None:
         """A new answer (or the rest of one dropped): outside any code block again."""
         self._in_code_block = False
+
+
+def _cut_long_words(reading: Reading) -> tuple[str, tuple[int, ...]]:
+    """The reading's text with every word too long for a model in pieces, and each written token's
+    count of spoken words grown by the pieces its words were cut into."""
+    words = reading.text.split()
+    cut = [cut_long_words(word).split() for word in words]
+    if all(len(pieces) == 1 for pieces in cut):
+        return reading.text, reading.counts
+    counts: list[int] = []
+    start = 0
+    for count in reading.counts:
+        counts.append(sum(len(pieces) for pieces in cut[start : start + count]))
+        start += count
+    return " ".join(piece for pieces in cut for piece in pieces), tuple(counts)
 
 
 __all__ = ["SpeakableStage"]

@@ -48,7 +48,9 @@ class TurnStream:
             tail_hold_s=config.tail_hold_s,
             max_buffer_chars=config.max_text_chars,
         )
-        self._speakable = SpeakableStage(backend.capabilities)
+        self._speakable = SpeakableStage(
+            backend.capabilities, language=config.language, lexicon=config.lexicon
+        )
         self._producer = self._new_producer()
         self._timeline = self._new_timeline(0)
         #: the real-time listener of the frames handed out (when it runs dry sets the deadlines)
@@ -95,6 +97,7 @@ class TurnStream:
         """New settings from the next turn on (a new rate or speed needs a new producer)."""
         self._config = config
         self._producer = self._new_producer()
+        self._speakable.set_reading(language=config.language, lexicon=config.lexicon)
 
     def new_turn(self, turn_id: int) -> None:
         """A fresh timeline and empty stages; the listener starts over."""

@@ -39,7 +39,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Never, TypeAlias
 
@@ -55,6 +55,7 @@ from livekit.agents.types import TimedString
 from tts_service.backends import create_backend
 from tts_service.engine.listener import ListenerClock
 from tts_service.engine.ports import Backend
+from tts_service.engine.reading.lexicon import Lexicon, as_lexicon
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, SpeechFrame, check_sample_rate
@@ -103,6 +104,7 @@ class WarmlineTTS(tts.TTS[Never]):
         workers: int = 2,
         session_config: SessionConfig | None = None,
         max_lead_s: float | None = DEFAULT_MAX_LEAD_S,
+        lexicon: Lexicon | Mapping[str, str] | None = None,
     ) -> None:
         if runtime is not None and backend is not None:
             raise ValueError("pass either runtime or backend, not both")
@@ -115,6 +117,8 @@ class WarmlineTTS(tts.TTS[Never]):
         self._runtime = runtime or EngineRuntime(backend or create_backend(backend_name), workers=workers)
         self._owns_runtime = runtime is None
         self._session_config = session_config or SessionConfig()
+        if lexicon is not None:
+            self._set_lexicon(lexicon)
         self._opts = _Options(voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate)
         self._max_lead_s = max_lead_s
         self._starting: asyncio.Task[None] | None = None
@@ -134,8 +138,24 @@ class WarmlineTTS(tts.TTS[Never]):
     def runtime(self) -> EngineRuntime:
         return self._runtime
 
-    def update_options(self, *, voice: str | None = None, speed: float | None = None) -> None:
-        """Voice and speed for the streams opened from now on (one running keeps its own)."""
+    def _set_lexicon(self, lexicon: Lexicon | Mapping[str, str]) -> None:
+        symbols = self._runtime.backend.capabilities.phoneme_symbols
+        self._session_config = replace(self._session_config, lexicon=as_lexicon(lexicon, symbols))
+
+    def update_options(
+        self,
+        *,
+        voice: str | None = None,
+        speed: float | None = None,
+        lexicon: Lexicon | Mapping[str, str] | None = None,
+    ) -> None:
+        """Voice, speed and lexicon for the streams opened from now on (one running keeps its own).
+
+        A lexicon (``Lexicon``, or ``{"word": "respelling" or "/phonemes/"}``) that does not parse
+        raises LexiconError and changes nothing.
+        """
+        if lexicon is not None:
+            self._set_lexicon(lexicon)
         self._opts = replace(
             self._opts,
             voice=voice if voice is not None else self._opts.voice,

@@ -49,7 +49,7 @@ only part of ``tts_service`` that imports pipecat (``docs/ARCHITECTURE.md``).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
@@ -69,6 +69,7 @@ from pipecat.services.tts_service import TextAggregationMode, TTSService
 from tts_service.backends import create_backend
 from tts_service.engine.listener import ListenerClock
 from tts_service.engine.ports import Backend
+from tts_service.engine.reading.lexicon import Lexicon, as_lexicon
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, Output, SpeechFrame, check_sample_rate
@@ -121,6 +122,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         session_config: SessionConfig | None = None,
         max_lead_s: float | None = DEFAULT_MAX_LEAD_S,
         settings: WarmlineTTSSettings | None = None,
+        lexicon: Lexicon | Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
         if runtime is not None and backend is not None:
@@ -138,6 +140,9 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
             model, self._default_voice = local.name, local.default_voice
         self._owns_source = runtime is None
         self._session_config = session_config or SessionConfig()
+        if lexicon is not None:
+            symbols = self._backend.capabilities.phoneme_symbols if url is None else ()
+            self._session_config = replace(self._session_config, lexicon=as_lexicon(lexicon, symbols))
         self._max_lead_s = max_lead_s
         defaults = WarmlineTTSSettings(
             model=model,

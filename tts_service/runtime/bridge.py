@@ -33,6 +33,7 @@ from types import TracebackType
 from tts_service.engine.clock import Clock, monotonic
 from tts_service.engine.jobs import Job, JobResult
 from tts_service.engine.ports import Backend, VoiceState
+from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
 from tts_service.errors import CapacityError, InvalidStateError
@@ -253,12 +254,18 @@ class RuntimeSession:
         speed: float | None = None,
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
+        lexicon: Lexicon | None = None,
     ) -> SessionConfig:
         """Change settings between turns (a new voice is loaded off the loop); the new config."""
         seed = self._engine.config.seed
         state = await self._runtime.voice_state(voice, seed) if voice is not None else None
         return self._engine.configure(
-            voice=voice, speed=speed, sample_rate=sample_rate, sample_format=sample_format, voice_state=state
+            voice=voice,
+            speed=speed,
+            sample_rate=sample_rate,
+            sample_format=sample_format,
+            voice_state=state,
+            lexicon=lexicon,
         )
 
     async def aclose(self) -> None:

@@ -157,6 +157,12 @@ class _VoiceModel:
     frontend: _Frontend
 
 
+def _phoneme_symbols() -> frozenset[str]:
+    """The symbols hibari's model reads (misaki's), punctuation and space left out: what a lexicon may use."""
+    with open(os.path.join(ASSETS, "vocab.json"), encoding="utf-8") as f:
+        return frozenset(str(k) for k in json.load(f) if str(k).strip() and str(k) not in ';:,.!?—…"()“”')
+
+
 class HibariBackend:
     """hibari behind the ``UnitBackend`` protocol. Call ``load()`` once before serving."""
 
@@ -170,6 +176,7 @@ class HibariBackend:
         own_normalizer=True,
         speaker_tags=False,
         speed_range=(0.5, 2.0),
+        phoneme_symbols=_phoneme_symbols(),
     )
     default_voice = "heart"
 

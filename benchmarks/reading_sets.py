@@ -1,0 +1,316 @@
+# ruff: noqa: E501
+"""Written/spoken pairs for reading_bench.py, by category, written by hand for this project.
+
+Each line: ``category | written | spoken`` with ``||`` between spoken forms people use. TUNE is
+what the reader was developed against; HELD_OUT was written before the reader was tuned and is
+never used to tune it (report both). Comparison ignores case, punctuation and hyphens, reads
+"oh" as "zero", and "a.m." as "am" (see reading_bench.normalize).
+"""
+
+from __future__ import annotations
+
+TUNE = """
+cardinal | We have 3 rooms left. | we have three rooms left
+cardinal | About 1,250 people came. | about one thousand two hundred fifty people came
+cardinal | It weighs 42 pounds. | it weighs forty two pounds
+cardinal | There were 100 calls. | there were one hundred calls
+cardinal | I found 7 results. | i found seven results
+cardinal | We sold 12,000 units. | we sold twelve thousand units
+cardinal | The temperature dropped -5 overnight. | the temperature dropped minus five overnight || the temperature dropped negative five overnight
+cardinal | Pi is about 3.14. | pi is about three point one four
+cardinal | Add 0.5 more. | add zero point five more || add point five more
+cardinal | That is 1,000,000 views. | that is one million views
+cardinal | Only 2 seats remain. | only two seats remain
+cardinal | He scored 99 points. | he scored ninety nine points
+cardinal | Wait 15 minutes, please. | wait fifteen minutes please
+cardinal | It took 2048 tries to fix. | it took two thousand forty eight tries to fix
+cardinal | There are 365 days. | there are three hundred sixty five days
+cardinal | I counted 11 boxes. | i counted eleven boxes
+cardinal | The score was 21 to 14. | the score was twenty one to fourteen
+cardinal | Roughly 8,500 miles away. | roughly eight thousand five hundred miles away
+cardinal | You have 4 new messages. | you have four new messages
+cardinal | Chapter 10 starts here. | chapter ten starts here
+money | Your total is $2,418.07. | your total is two thousand four hundred eighteen dollars and seven cents
+money | It costs $5. | it costs five dollars
+money | That is $1.50 each. | that is one dollar and fifty cents each || that is a dollar fifty each
+money | A refund of -$15 was applied. | a refund of minus fifteen dollars was applied || a refund of negative fifteen dollars was applied
+money | Revenue was $3.4B last year. | revenue was three point four billion dollars last year
+money | The fee is €20. | the fee is twenty euros
+money | It was -€15. | it was minus fifteen euros || it was negative fifteen euros
+money | Rent is £1,200 a month. | rent is one thousand two hundred pounds a month || rent is twelve hundred pounds a month
+money | Only $0.99! | only ninety nine cents
+money | They raised $2.5 million. | they raised two point five million dollars
+money | It costs ¥500. | it costs five hundred yen
+money | Pay 15 USD now. | pay fifteen dollars now || pay fifteen us dollars now
+money | A $10k bonus. | a ten thousand dollar bonus || a ten thousand dollars bonus
+money | Tickets are $25. | tickets are twenty five dollars
+money | That is $1 exactly. | that is one dollar exactly
+money | About ₹300 per day. | about three hundred rupees per day
+money | Prices from $15-$20. | prices from fifteen to twenty dollars || prices from fifteen dollars to twenty dollars
+money | The balance is $0.05. | the balance is five cents
+money | A fine of $250. | a fine of two hundred fifty dollars
+money | Budget: $1.2M. | budget one point two million dollars
+phone | Call 415-555-0188. | call four one five five five five zero one eight eight
+phone | Dial 0800 123 456. | dial zero eight zero zero one two three four five six
+phone | Reach us at (212) 555-0199. | reach us at two one two five five five zero one nine nine
+phone | Text 555-0123 now. | text five five five zero one two three now
+phone | Call +1 415 555 0188. | call plus one four one five five five five zero one eight eight
+phone | Our line is 1-800-555-0199. | our line is one eight zero zero five five five zero one nine nine
+phone | Call 415.555.0188 today. | call four one five five five five zero one eight eight today
+phone | Phone: +44 20 7946 0958. | phone plus four four two zero seven nine four six zero nine five eight
+phone | Call 212-555-0147, ext. 204. | call two one two five five five zero one four seven extension two zero four || call two one two five five five zero one four seven extension two oh four
+phone | Fax 303-555-0177. | fax three zero three five five five zero one seven seven
+phone | My number is 650 555 0111. | my number is six five zero five five five zero one one one
+phone | Call (800) 555-0100 for help. | call eight zero zero five five five zero one zero zero for help
+phone | Try 020 7946 0000. | try zero two zero seven nine four six zero zero zero zero
+phone | Ring 917-555-0133 after six. | ring nine one seven five five five zero one three three after six
+phone | Call +61 2 5550 1234. | call plus six one two five five five zero one two three four
+phone | Dial 911. | dial nine one one
+phone | Text HELP to 555-0100. | text help to five five five zero one zero zero
+phone | His cell is 310-555-0166. | his cell is three one zero five five five zero one six six
+phone | Call 1 800 555 0199. | call one eight zero zero five five five zero one nine nine
+phone | The office is 408-555-0155. | the office is four zero eight five five five zero one five five
+digits | The PIN is 0091. | the pin is zero zero nine one
+digits | Your zip code is 94103. | your zip code is nine four one zero three
+digits | The card ending in 4821. | the card ending in four eight two one
+digits | Your verification code is 482913. | your verification code is four eight two nine one three
+digits | Order number 7731029. | order number seven seven three one zero two nine
+digits | Your confirmation number is 55120. | your confirmation number is five five one two zero
+digits | Account 0012345678. | account zero zero one two three four five six seven eight
+digits | The OTP is 123456. | the o t p is one two three four five six
+digits | Tracking number 9400111. | tracking number nine four zero zero one one one
+digits | Card ends in 0042. | card ends in zero zero four two
+digits | Invoice 20931 is due. | invoice two zero nine three one is due
+digits | Your ticket number is 448. | your ticket number is four four eight
+digits | Policy number 8812003. | policy number eight eight one two zero zero three
+digits | Use passcode 2580. | use passcode two five eight zero
+digits | Reference 77120. | reference seven seven one two zero
+digits | Enter 0000 to reset. | enter zero zero zero zero to reset
+digits | Member ID 3302918. | member id three three zero two nine one eight || member i d three three zero two nine one eight
+digits | The CVV is 123. | the c v v is one two three
+digits | Postal code 10001. | postal code one zero zero zero one
+digits | Your booking reference is 88314. | your booking reference is eight eight three one four
+time | Call by 5pm. | call by five pm
+time | The store opens at 9:30 a.m. | the store opens at nine thirty am
+time | Meet at 10:05. | meet at ten oh five
+time | It ends at 19:45. | it ends at nineteen forty five || it ends at seven forty five pm
+time | We close at 6 PM. | we close at six pm
+time | Lunch is at 12:00. | lunch is at twelve o'clock || lunch is at twelve
+time | Arrive by 7:15am. | arrive by seven fifteen am
+time | The call is at 3:45 p.m. today. | the call is at three forty five pm today
+time | It starts at 8 am sharp. | it starts at eight am sharp
+time | Open until 11pm. | open until eleven pm
+time | At 14:30 we leave. | at fourteen thirty we leave || at two thirty pm we leave
+time | Check-in is at 4:00 PM. | check in is at four pm
+time | Wake me at 6:00. | wake me at six o'clock || wake me at six
+time | The train is at 18:00. | the train is at eighteen hundred || the train is at six pm
+time | Noon is 12pm. | noon is twelve pm
+time | It runs at 1:30. | it runs at one thirty
+time | We met at 9 p.m. | we met at nine pm
+time | Boarding at 7:50 AM. | boarding at seven fifty am
+time | Dinner at 8:30pm. | dinner at eight thirty pm
+time | The alarm is set for 5:00 a.m. | the alarm is set for five am || the alarm is set for five o'clock am
+date | It ships on 2024-03-15. | it ships on march fifteenth twenty twenty four
+date | Due 3/15/2024. | due march fifteenth twenty twenty four
+date | On March 3, 2024 we open. | on march third twenty twenty four we open
+date | Born on Jan 5, 1990. | born on january fifth nineteen ninety
+date | See you Tue, Mar 5. | see you tuesday march fifth
+date | It was in 1999. | it was in nineteen ninety nine
+date | By Dec. 31 please. | by december thirty first please
+date | Since 2005. | since two thousand five
+date | On 12/25/2023. | on december twenty fifth twenty twenty three
+date | The 1990s were fun. | the nineteen nineties were fun
+date | Starting June 1st. | starting june first
+date | Until Oct 12. | until october twelfth
+date | On 15 March 2024. | on the fifteenth of march twenty twenty four || on march fifteenth twenty twenty four
+date | Expires 07/2026. | expires july twenty twenty six || expires zero seven twenty twenty six
+date | In the '80s. | in the eighties
+date | On Fri, Aug 9. | on friday august ninth
+date | From 2010 to 2020. | from twenty ten to twenty twenty
+date | On 2023-11-02. | on november second twenty twenty three
+date | Due 01/05/24. | due january fifth twenty twenty four
+date | Back in 1900. | back in nineteen hundred
+range | Open Tue-Thu. | open tuesday to thursday || open tuesday through thursday
+range | Hours are 8-4. | hours are eight to four
+range | Open 11am–7pm. | open eleven am to seven pm
+range | It takes 15-20 minutes. | it takes fifteen to twenty minutes
+range | Save 10-15%. | save ten to fifteen percent
+range | From 2019-2021. | from twenty nineteen to twenty twenty one
+range | Mon–Fri only. | monday to friday only || monday through friday only
+range | Ages 5-12. | ages five to twelve
+range | Pages 10–25. | pages ten to twenty five
+range | Open 9:00-17:00. | open nine o'clock to seventeen hundred || open nine to five || open nine to seventeen hundred
+range | We need 2-3 days. | we need two to three days
+range | It costs $5-10. | it costs five to ten dollars
+range | Call 9am-5pm. | call nine am to five pm
+range | Open Mon-Sat. | open monday to saturday || open monday through saturday
+range | Rooms 101-110. | rooms one hundred one to one hundred ten || rooms one oh one to one ten
+range | It lasts 30-45 minutes. | it lasts thirty to forty five minutes
+range | Temperatures 60-70 degrees. | temperatures sixty to seventy degrees
+range | Open 10am - 6pm. | open ten am to six pm
+range | Between 1-2 hours. | between one to two hours || between one and two hours
+range | Sizes 8–10. | sizes eight to ten
+measure | It weighs 5 kg. | it weighs five kilograms
+measure | Drive 10km north. | drive ten kilometers north
+measure | It is 72°F outside. | it is seventy two degrees fahrenheit outside
+measure | He is 5'10" tall. | he is five feet ten tall || he is five foot ten tall || he is five feet ten inches tall
+measure | Save 20% today. | save twenty percent today
+measure | A 3 GB file. | a three gigabyte file || a three gigabytes file
+measure | Going 65 mph. | going sixty five miles per hour
+measure | Add 500 ml of water. | add five hundred milliliters of water
+measure | It is 6 ft long. | it is six feet long
+measure | Use 2 tbsp of oil. | use two tablespoons of oil
+measure | It is 25°C. | it is twenty five degrees celsius
+measure | Rates rose 3.5%. | rates rose three point five percent
+measure | A 12" pizza. | a twelve inch pizza || a twelve inches pizza
+measure | It took 30 mins. | it took thirty minutes
+measure | Lift 10 lbs. | lift ten pounds
+measure | Speed is 100 Mbps. | speed is one hundred megabits per second
+measure | A 2,000 sq ft home. | a two thousand square foot home || a two thousand square feet home
+measure | Battery at 5%. | battery at five percent
+measure | It is 1 kg. | it is one kilogram
+measure | Run 5km daily. | run five kilometers daily
+web | Email jane.doe@mail.org today. | email jane dot doe at mail dot org today
+web | Visit https://www.acme.com/help. | visit w w w dot acme dot com slash help
+web | Go to acme.com. | go to acme dot com
+web | Write to support@warmline.ai. | write to support at warmline dot a i || write to support at warmline dot ai
+web | See http://example.org. | see example dot org
+web | Follow @warmline_ai. | follow at warmline underscore a i || follow at warmline underscore ai
+web | Use #VoiceAI. | use hashtag voice a i
+web | Open report.pdf. | open report dot p d f || open report dot pdf
+web | Contact bob_smith@gmail.com. | contact bob underscore smith at gmail dot com
+web | Go to www.example.com. | go to w w w dot example dot com
+web | Read notes.txt first. | read notes dot t x t first || read notes dot txt first
+web | Mail info@shop.co.uk. | mail info at shop dot co dot uk
+web | Check status.acme.io. | check status dot acme dot io
+web | Visit https://docs.acme.com/start. | visit docs dot acme dot com slash start
+web | Email a.b@c.com. | email a dot b at c dot com
+web | See github.com/acme. | see github dot com slash acme
+web | Send it to sales@acme.com. | send it to sales at acme dot com
+web | Tag #blackfriday. | tag hashtag blackfriday
+web | Download setup.exe. | download setup dot e x e || download setup dot exe
+web | Ask @jdoe. | ask at j doe || ask at jdoe
+code | Your code is 4410-AZ. | your code is four four one zero a z
+code | Flight UA123 is on time. | flight u a one two three is on time || flight u a one twenty three is on time
+code | Ref AB12CD. | ref a b one two c d || reference a b one two c d
+code | Gate B12. | gate b one two || gate b twelve
+code | Order X7-99Q. | order x seven nine nine q
+code | Model RT-2000. | model r t two zero zero zero || model r t two thousand
+code | Seat 14C. | seat one four c || seat fourteen c
+code | Confirmation K9P2. | confirmation k nine p two
+code | It has COVID-19 rules. | it has covid nineteen rules
+code | Plate 7ABC123. | plate seven a b c one two three
+code | Your booking is QX4-77B. | your booking is q x four seven seven b
+code | Use code SAVE20. | use code save two zero || use code save twenty
+code | Part A4-220. | part a four two two zero || part a four two twenty
+code | Voucher ZZ-901. | voucher z z nine zero one
+code | Room 4B. | room four b
+code | Serial SN8842X. | serial s n eight eight four two x
+code | Track 1Z999AA1. | track one z nine nine nine a a one
+code | Train 2B-15. | train two b one five || train two b fifteen
+code | Coupon FALL25. | coupon fall two five || coupon fall twenty five
+code | The ID is X9Y8. | the id is x nine y eight || the i d is x nine y eight
+acronym | Use the ATM. | use the a t m
+acronym | Call the FBI. | call the f b i
+acronym | NASA launched it. | nasa launched it
+acronym | Enter your PIN. | enter your pin
+acronym | Ask the CEO. | ask the c e o
+acronym | Send a PDF. | send a p d f
+acronym | Check the FAQ. | check the faq || check the f a q
+acronym | It is in the USA. | it is in the u s a
+acronym | Henry VIII ruled. | henry the eighth ruled
+acronym | World War II ended. | world war two ended
+acronym | Read Chapter IV. | read chapter four
+acronym | Louis XIV built it. | louis the fourteenth built it
+acronym | Two ATMs nearby. | two a t m's nearby || two a t ms nearby
+acronym | Dr. Smith will see you. | doctor smith will see you
+acronym | Visit St. Louis. | visit saint louis
+acronym | Bring ID, e.g. a passport. | bring i d for example a passport || bring id for example a passport
+acronym | Apples, pears, etc. | apples pears et cetera
+acronym | Mr. Lee called. | mister lee called
+acronym | AT&T is down. | a t and t is down
+acronym | Q&A at noon. | q and a at noon
+address | Ship to 123 Main St. | ship to one twenty three main street || ship to one hundred twenty three main street
+address | It is at 500 Elm Ave. | it is at five hundred elm avenue
+address | Go to 42 Oak Dr. | go to forty two oak drive
+address | Austin, TX 78701 | austin texas seven eight seven zero one
+address | Apt 4B, please. | apartment four b please
+address | 1600 Pennsylvania Ave NW. | sixteen hundred pennsylvania avenue northwest || sixteen hundred pennsylvania avenue n w
+address | 77 Sunset Blvd, Los Angeles, CA 90028. | seventy seven sunset boulevard los angeles california nine zero zero two eight
+address | 9 N Main St. | nine north main street
+address | 250 Park Pkwy, Suite 5. | two fifty park parkway suite five || two hundred fifty park parkway suite five
+address | 10 Downing St. | ten downing street
+address | Boston, MA 02110. | boston massachusetts zero two one one zero
+address | 3200 Ocean Blvd. | thirty two hundred ocean boulevard
+address | 15 Elm Ct. | fifteen elm court
+address | 88 Lake Rd. | eighty eight lake road
+address | 401 Pine Ln. | four oh one pine lane || four hundred one pine lane
+address | Ste 200, 1 Market St. | suite two hundred one market street
+address | 7 River Hwy. | seven river highway
+address | Seattle, WA 98101. | seattle washington nine eight one zero one
+address | 2 Penn Plz. | two penn plaza
+address | 55 Water St, New York, NY 10041. | fifty five water street new york new york one zero zero four one
+fraction | Add 1/2 cup. | add one half cup || add half a cup
+fraction | Rated 4.5/5. | rated four point five out of five
+fraction | Use 3/4 of it. | use three quarters of it || use three fourths of it
+fraction | It is 9/10. | it is nine out of ten
+fraction | About 2/3 agree. | about two thirds agree
+fraction | The 21st caller. | the twenty first caller
+fraction | Her 3rd try. | her third try
+fraction | The 100th day. | the one hundredth day
+fraction | Add 1/4 tsp. | add one quarter teaspoon || add a quarter teaspoon || add one fourth teaspoon
+fraction | Scored 8/10. | scored eight out of ten
+fraction | It is 0.75 now. | it is zero point seven five now || it is point seven five now
+fraction | 5/8 inch bolts. | five eighths inch bolts
+fraction | The 2nd floor. | the second floor
+fraction | A 1/3 share. | a one third share
+fraction | Version 2.1.3 is out. | version two point one point three is out
+fraction | Rated 3/5 stars. | rated three out of five stars
+fraction | The 52nd week. | the fifty second week
+fraction | Mix 7/8 cup. | mix seven eighths cup || mix seven eighths of a cup
+fraction | At 1.5x speed. | at one point five times speed || at one point five x speed
+fraction | Only 1% left. | only one percent left
+"""
+
+HELD_OUT = """
+voicebot | Your balance is $1,032.50. | your balance is one thousand thirty two dollars and fifty cents
+voicebot | Please call 617-555-0142. | please call six one seven five five five zero one four two
+voicebot | The code is 7Q-4411. | the code is seven q four four one one
+voicebot | Your appointment is Thu, Apr 11 at 2:15pm. | your appointment is thursday april eleventh at two fifteen pm
+voicebot | Reply to help@bank.com. | reply to help at bank dot com
+voicebot | Visit https://bank.com/pay. | visit bank dot com slash pay
+voicebot | Your PIN ends in 07. | your pin ends in zero seven
+voicebot | Delivery takes 3-5 days. | delivery takes three to five days
+voicebot | We are open Mon-Fri, 9am–6pm. | we are open monday to friday nine am to six pm || we are open monday through friday nine am to six pm
+voicebot | A credit of -$12.40 was applied. | a credit of minus twelve dollars and forty cents was applied || a credit of negative twelve dollars and forty cents was applied
+voicebot | Your flight DL482 departs at 06:40. | your flight d l four eight two departs at six forty || your flight d l four eight two departs at zero six forty || your flight d l four eighty two departs at six forty
+voicebot | The package weighs 2.3 kg. | the package weighs two point three kilograms
+voicebot | Your order 8812340 has shipped. | your order eight eight one two three four zero has shipped
+voicebot | It is due on 04/30/2025. | it is due on april thirtieth twenty twenty five
+voicebot | Interest is 4.25% APR. | interest is four point two five percent a p r
+voicebot | Dial 0161 496 0000. | dial zero one six one four nine six zero zero zero zero
+voicebot | Your zip is 60614. | your zip is six zero six one four
+voicebot | The fee is €9.99. | the fee is nine euros and ninety nine cents || the fee is nine ninety nine euros
+voicebot | Ship to 410 Oak St, Denver, CO 80203. | ship to four ten oak street denver colorado eight zero two zero three || ship to four hundred ten oak street denver colorado eight zero two zero three
+voicebot | Read the FAQ at acme.com/faq. | read the faq at acme dot com slash faq || read the f a q at acme dot com slash faq
+public | The meeting is on January 7, 2021. | the meeting is on january seventh twenty twenty one
+public | He paid £45.10. | he paid forty five pounds and ten pence || he paid forty five pounds ten
+public | It is 3.2 km away. | it is three point two kilometers away
+public | About 23% said yes. | about twenty three percent said yes
+public | The 4th of July. | the fourth of july
+public | In 1865 the war ended. | in eighteen sixty five the war ended
+public | King George III. | king george the third
+public | Pages 5-9. | pages five to nine
+public | At 7:30 pm. | at seven thirty pm
+public | Dial 1-877-555-0123. | dial one eight seven seven five five five zero one two three
+public | Email me at tom.lee@uni.edu. | email me at tom dot lee at uni dot edu
+public | A 2/3 majority. | a two thirds majority
+public | It was 98.6°F. | it was ninety eight point six degrees fahrenheit
+public | A 15 lb turkey. | a fifteen pound turkey || a fifteen pounds turkey
+public | Apt 12, 300 Main St. | apartment twelve three hundred main street
+public | The 1970s. | the nineteen seventies
+public | I have 250 cards. | i have two hundred fifty cards
+public | Open 24/7. | open twenty four seven
+public | He ran 26.2 mi. | he ran twenty six point two miles
+public | Call the IRS. | call the i r s
+"""

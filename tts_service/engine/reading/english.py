@@ -1,0 +1,429 @@
+"""Read English as a person would: each written token, in the context of its neighbours, as words.
+
+The text is split at whitespace into written tokens; punctuation around a token is kept around
+its spoken form (it carries the prosody). Rules that need more than one token come first (a phone
+number in spaced groups, "7 pm", "March 3, 2024", "5 kg", "$3.4 billion", "Tue - Thu", "123 Main
+St", "Austin, TX 78701"), then the token alone (``english_tokens.read_core``). Every written token
+yields its own spoken words (possibly none), so marks can be given back to what was written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_tables import (
+    CURRENCY_CODES,
+    DAYS,
+    MONTH_NAMES,
+    SCALES,
+    STATES,
+    STREET_WORDS,
+)  # fmt: skip
+from tts_service.engine.reading.english_tokens import (
+    RISKY_UNITS,
+    Context,
+    read_core,
+    read_money,
+    read_number,
+    unit_words,
+)  # fmt: skip
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = ["read_tokens"]
+
+_LEAD = "\"'“‘([{¿¡"
+_TRAIL = ".,;:!?)]}\"'”’…"
+_DASHES = ("-", "–", "—")
+_PHONE_ONE = re.compile(
+    r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\((?P<a1>\d{3})\)\s?|(?P<a2>\d{3})[-.])(?P<b>\d{3})[-.](?P<c>\d{4})$"
+    r"|^(?P<b2>\d{3})-(?P<c2>\d{4})$|^(?P<tf>1-8\d\d)-(?P<tb>\d{3})-(?P<tc>\d{4})$"
+)
+_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}|\d{1,5}|\d{3}-\d{4})$")
+_PHONE_CONTEXT = frozenset(
+    ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
+)
+_SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
+_PLAIN_INT = re.compile(r"^\d+$")
+_NUMBERISH = re.compile(r"^[-−+]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?$")
+
+
+def split_token(token: str) -> tuple[str, str, str]:
+    """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
+    start, end = 0, len(token)
+    while start < end and token[start] in _LEAD:
+        start += 1
+    while end > start and token[end - 1] in _TRAIL:
+        end -= 1
+    core = token[start:end]
+    trail = token[end:]
+    if (
+        trail.startswith(".")
+        and core
+        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
+    ):
+        core, trail = core + ".", trail[1:]
+    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
+        core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
+        core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
+    return token[:start], core, trail
+
+
+_DOTTED = frozenset(
+    [
+        "e.g.",
+        "i.e.",
+        "etc.",
+        "vs.",
+        "approx.",
+        "appt.",
+        "ext.",
+        "dept.",
+        "est.",
+        "no.",
+        "min.",
+        "max.",
+        "inc.",
+        "corp.",
+        "ltd.",
+        "co.",
+        "jan.",
+        "feb.",
+        "mar.",
+        "apr.",
+        "jun.",
+        "jul.",
+        "aug.",
+        "sep.",
+        "sept.",
+        "oct.",
+        "nov.",
+        "dec.",
+        "dr.",
+        "mr.",
+        "mrs.",
+        "ms.",
+        "st.",
+        "prof.",
+        "jr.",
+        "sr.",
+        "ave.",
+        "blvd.",
+        "rd.",
+        "ln.",
+        "ct.",
+        "apt.",
+        "ste.",
+        "mt.",
+        "ft.",
+        "tue.",
+        "tues.",
+        "wed.",
+        "thu.",
+        "thur.",
+        "thurs.",
+        "fri.",
+        "sat.",
+        "sun.",
+        "mon.",
+    ]
+)
+
+
+class _Walk:
+    def __init__(self, tokens: list[str], words: NumberWords, fixed: dict[int, str]) -> None:
+        self.fixed = fixed
+        self.raw = tokens
+        self.parts = [split_token(t) for t in tokens]
+        self.cores = [p[1] for p in self.parts]
+        self.w = words
+        self.out: list[str] = [""] * len(tokens)
+
+    def ctx(self, i: int) -> Context:
+        before = tuple(c.lower() for c in self.cores[max(0, i - 3) : i])
+        nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
+        prev_raw = self.cores[i - 1] if i > 0 else ""
+        return Context(before, nxt.lower(), nxt, punctuated=bool(self.trail(i)), prev_raw=prev_raw)
+
+    def core(self, i: int) -> str:
+        return self.cores[i] if 0 <= i < len(self.cores) else ""
+
+    def trail(self, i: int) -> str:
+        return self.parts[i][2] if 0 <= i < len(self.parts) else ""
+
+    def run(self) -> list[str]:
+        i = 0
+        while i < len(self.raw):
+            if i in self.fixed:
+                i += 1
+                continue
+            taken = self.multi(i)
+            if taken > 1 and any(k in self.fixed for k in range(i, i + taken)):
+                taken = 0
+            if taken == 0:
+                self.out[i] = self.single(i)
+                taken = 1
+            i += taken
+        return [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
+
+    def _wrap(self, i: int, spoken: str | None) -> str:
+        lead, core, trail = self.parts[i]
+        if _SPEAKER_TAG.match(self.raw[i]):
+            return self.raw[i]
+        if spoken is None:
+            return self.raw[i]
+        if not spoken:
+            return ""
+        if core[:1].isdigit() and lead in ("'", "’"):
+            lead = ""  # '80s
+        if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
+            trail = "."  # "Ave." ends the sentence too
+        return lead + spoken + trail if core else self.raw[i]
+
+    def set(self, i: int, *spoken: str) -> int:
+        for k, s in enumerate(spoken):
+            self.out[i + k] = s
+        return len(spoken)
+
+    # -- one token ------------------------------------------------------------------------
+
+    def single(self, i: int) -> str:
+        core = self.core(i)
+        if not core:
+            return self.raw[i]
+        w, ctx = self.w, self.ctx(i)
+        if core in _DASHES and self._rangeable(self.core(i - 1)) and self._rangeable(self.core(i + 1)):
+            return "to"
+        zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
+        after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
+        if core in STATES and (after_city or (i == 0 and zip_next)):
+            return STATES[core]
+        if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
+            return w.digits(core)
+        phone = self._phone_one(core)
+        if phone is not None:
+            return phone
+        ranged = self._range(core, ctx)
+        if ranged is not None:
+            return ranged
+        spoken = read_core(core, w, ctx)
+        return core if spoken is None else spoken
+
+    def _phone_one(self, core: str) -> str | None:
+        m = _PHONE_ONE.match(core)
+        if m is None:
+            return None
+        groups = [g for g in m.groups() if g]
+        head = "plus " if core.startswith("+") else ""
+        return head + ", ".join(self.w.digits(g) for g in groups)
+
+    def _rangeable(self, core: str) -> bool:
+        return bool(core) and (
+            _NUMBERISH.match(core) is not None
+            or td.read_time(core, self.w) is not None
+            or td.day_name(core) is not None
+            or (td.month_number(core) is not None and len(core) >= 3)
+            or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?)$", core) is not None
+        )
+
+    def _range(self, core: str, ctx: Context) -> str | None:
+        m = re.match(r"^([^-–—]+)[-–—]([^-–—]+)$", core)
+        if m is None:
+            return None
+        left, right = m.groups()
+        if not (self._rangeable(left) and self._rangeable(right)):
+            return None
+        w = self.w
+        if right.endswith("%") and not left.endswith("%"):
+            left += "%"
+        cur = re.match(r"^([$€£¥])", left)
+        if cur and right[:1].isdigit():
+            right = cur.group(1) + right
+        if cur:  # "$15-20": "fifteen to twenty dollars"
+            said_right = read_money(right, w) or right
+            said_left = read_money(left, w) or left
+            unit = said_left.split()[-1] if said_left.split()[-1] in said_right else ""
+            if unit and said_left.endswith(" " + unit) and " and " not in said_left:
+                said_left = said_left[: -len(unit) - 1]
+            return f"{said_left} to {said_right}"
+        ampm = re.search(r"([aApP]\.?[mM]\.?)$", right)
+        pieces = []
+        for k, part in enumerate((left, right)):
+            side = Context(ctx.before, "", "") if k == 0 else ctx
+            said = DAYS.get(part.lower()) if part[:1].isupper() else None
+            if said is None and (":" in part or re.search(r"[aApP]\.?[mM]\.?$", part)):
+                said = td.read_time(part, w)
+            if said is None and k == 0 and ampm and _PLAIN_INT.match(part) and int(part) <= 12:
+                said = w.cardinal(int(part))
+            if (
+                said is None
+                and len(left) == 4
+                and left.isdigit()
+                and part.isdigit()
+                and 1100 <= int(left) <= 2099
+            ):
+                said = w.year(int(part)) if len(part) == 4 else w.cardinal(int(part))
+            if said is None and part.endswith("%"):
+                said = w.number(part[:-1]) + (" percent" if k == 1 else "")
+            if said is None:
+                said = read_core(part, w, side) or part
+            pieces.append(said)
+        return f"{pieces[0]} to {pieces[1]}"
+
+    # -- several tokens -------------------------------------------------------------------
+
+    def multi(self, i: int) -> int:
+        return (
+            self._phone_spaced(i)
+            or self._with_ampm(i)
+            or self._month_day(i)
+            or self._day_month(i)
+            or self._house_number(i)
+            or self._number_unit(i)
+        )
+
+    def _phone_spaced(self, i: int) -> int:
+        j = i
+        while (
+            j < len(self.cores)
+            and j - i < 5
+            and _PHONE_GROUP.match(self.cores[j])
+            and (j == i or self.trail(j - 1) in ("", ")"))
+        ):
+            j += 1
+        if j - i < 2:
+            return 0
+        cores = self.cores[i:j]
+        digits = sum(c.isdigit() for c in "".join(cores))
+        prev = self.core(i - 1).lower()
+        first = cores[0]
+        plausible = (
+            first.startswith(("+", "0"))
+            or self.parts[i][0] == "("
+            or prev in _PHONE_CONTEXT
+            or ([len(c) for c in cores[-3:]] == [3, 3, 4])
+        )
+        if not 7 <= digits <= 15 or not plausible:
+            return 0
+        spoken = [
+            ("plus " if c.startswith("+") else "") + ", ".join(self.w.digits(g) for g in c.split("-"))
+            for c in cores
+        ]
+        spoken = [
+            s + "," if k < len(spoken) - 1 and not self.trail(i + k) else s for k, s in enumerate(spoken)
+        ]
+        return self.set(i, *spoken)
+
+    def _with_ampm(self, i: int) -> int:
+        nxt = self.core(i + 1).lower()
+        if nxt not in td.AMPM or nxt in ("a", "p"):
+            return 0
+        said = td.read_time(self.core(i), self.w, next_ampm=td.AMPM[nxt])
+        if said is None and _PLAIN_INT.match(self.core(i)) and 1 <= int(self.core(i)) <= 12:
+            said = self.w.cardinal(int(self.core(i)))
+        else:
+            said = None if said is None else said.rsplit(" ", 1)[0]
+        return 0 if said is None else self.set(i, said, td.AMPM[nxt])
+
+    def _day_of_month(self, core: str) -> int | None:
+        m = re.match(r"^(\d{1,2})(?:st|nd|rd|th)?$", core)
+        return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 31 else None
+
+    def _year_at(self, k: int) -> int | None:
+        core = self.core(k)
+        return int(core) if re.match(r"^(1[1-9]|20)\d\d$", core) else None
+
+    def _month_day(self, i: int) -> int:
+        month = td.month_number(self.core(i))
+        day = self._day_of_month(self.core(i + 1))
+        if month is None or day is None or self.trail(i):
+            return 0
+        name = MONTH_NAMES[month - 1]
+        year = self._year_at(i + 2) if self.trail(i + 1) in ("", ",") else None
+        if year is not None:
+            return self.set(i, name, self.w.ordinal(day), self.w.year(year))
+        return self.set(i, name, self.w.ordinal(day))
+
+    def _day_month(self, i: int) -> int:
+        day = self._day_of_month(self.core(i))
+        k = i + 2 if self.core(i + 1).lower() == "of" else i + 1
+        month = td.month_number(self.core(k))
+        if day is None or month is None or self.trail(i):
+            return 0
+        the = "" if self.core(i - 1).lower() == "the" else "the "
+        said = [the + self.w.ordinal(day)] + (["of"] if k == i + 2 else [])
+        said[-1] += "" if k == i + 2 else " of"
+        said.append(MONTH_NAMES[month - 1])
+        year = self._year_at(k + 1) if not self.trail(k) or self.trail(k) == "," else None
+        if year is not None:
+            said.append(self.w.year(year))
+        return self.set(i, *said)
+
+    def _house_number(self, i: int) -> int:
+        core = self.core(i)
+        if not (_PLAIN_INT.match(core) and 1 <= len(core) <= 5 and not self.trail(i)):
+            return 0
+        for k in range(i + 2, min(i + 5, len(self.cores))):
+            bare = self.core(k).rstrip(".")
+            if bare in STREET_WORDS and len(bare) > 1 and self.core(k - 1)[:1].isupper():
+                return self.set(i, self._house(core))
+        return 0
+
+    def _house(self, core: str) -> str:
+        w = self.w
+        if len(core) == 3 and core[1:] != "00":
+            return (
+                w.cardinal(int(core[0]))
+                + " "
+                + ("oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:])))
+            )
+        if len(core) == 4 and core[2:] == "00" and core[1] != "0":
+            return w.cardinal(int(core[:2])) + " hundred"
+        if len(core) == 4 and core[2:] != "00" and core[0] != "0":
+            return (
+                w.cardinal(int(core[:2]))
+                + " "
+                + ("oh " + w.cardinal(int(core[3])) if core[2] == "0" else w.cardinal(int(core[2:])))
+            )
+        return read_number(core, w)
+
+    def _number_unit(self, i: int) -> int:
+        core, nxt = self.core(i), self.core(i + 1)
+        if not nxt or self.trail(i):
+            return 0
+        w = self.w
+        if nxt in SCALES and len(nxt) > 2:  # "$3.4 billion", "2.5 million"
+            money = read_money(core, w, SCALES[nxt])
+            if money is not None:
+                number, _, unit = money.partition(" " + SCALES[nxt] + " ")
+                return self.set(i, number, SCALES[nxt] + " " + unit)
+            return 0
+        fraction = re.match(r"^(\d+)/(\d+)$", core)
+        if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
+            plural = int(fraction.group(1)) > int(fraction.group(2))
+            said = read_core(core, w, self.ctx(i)) or core
+            return self.set(i, said, unit_words(nxt, plural) or nxt)
+        if nxt == "sq" and self.core(i + 2) in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
+            square = unit_words(self.core(i + 2), core.lstrip("-−+") not in ("1", "1.0")) or ""
+            return self.set(i, w.number(core), "square", square)
+        if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
+            return 0
+        plural = core.lstrip("-−+") not in ("1", "1.0")
+        if nxt in CURRENCY_CODES:
+            forms = CURRENCY_CODES[nxt]
+            return self.set(i, w.number(core), forms[1] if plural else forms[0])
+        if nxt in RISKY_UNITS:
+            return 0
+        said_unit = unit_words(nxt, plural)
+        if said_unit is None:
+            return 0
+        return self.set(i, w.number(core), said_unit)
+
+
+def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:
+    """The spoken form of each written token (punctuation kept around it; "" for none).
+
+    ``fixed``: token index -> spoken form decided elsewhere (a lexicon entry, a tag), taken as is.
+    """
+    return _Walk(tokens, words, fixed or {}).run()

@@ -1,0 +1,314 @@
+"""English readings of one written token (its core, punctuation stripped), given its neighbours.
+
+Each reader returns the spoken words, or None when the token is not of its kind; ``read_core``
+tries them most specific first. Context is the lower-case previous words and the next word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading import web
+from tts_service.engine.reading.english_tables import (
+    ABBREVIATIONS,
+    ACRONYM_WORDS,
+    CURRENCY_SYMBOLS,
+    DIGIT_CONTEXT,
+    MONTH_NAMES,
+    ORDINAL_NAMES,
+    ROMAN_CARDINAL_CONTEXT,
+    SCALES,
+    STREET_WORDS,
+    SYMBOL_WORDS,
+    TITLES,
+    UNITS,
+    YEAR_CONTEXT,
+)  # fmt: skip
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = ["Context", "read_core", "read_number", "unit_words"]
+
+NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+_NUMBER = re.compile(rf"^[-−+]?(?:{NUM})$")
+_CUR = "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
+_MONEY = re.compile(
+    rf"^(?P<neg>[-−+]?)(?:(?P<cur>{_CUR})(?P<num>{NUM})|(?P<num2>{NUM})(?P<cur2>[€£¥₹]))"
+    r"(?P<scale>k|K|m|M|mn|MM|b|B|bn|t|T|tn)?$"
+)
+_PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
+_ORDINAL = re.compile(r"^(?P<n>\d[\d,]*)(?:st|nd|rd|th|ST|ND|RD|TH)$")
+_DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
+_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)$")
+_GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
+_FEET = re.compile(
+    r"^(?P<ft>\d+)['′](?:(?P<in>\d+(?:\.\d+)?)(?:\"|″|'')?)?$|^(?P<only_in>\d+(?:\.\d+)?)(?:\"|″)$"
+)
+_VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){2,}$")
+_CODE = re.compile(r"^[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*$")
+_GROUP = re.compile(r"[A-Za-z]+|\d+")
+_ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
+_VOWELS = set("AEIOUYaeiouy")
+_CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
+_MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
+_DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
+#: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
+RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
+_SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Lower-case bare words before the token (nearest last) and the next one."""
+
+    before: tuple[str, ...]
+    next_word: str
+    next_raw: str  # as written, punctuation stripped
+    punctuated: bool = False  # the token itself ends in punctuation ("St,")
+    prev_raw: str = ""  # the previous word as written
+
+    def prev(self, k: int = 1) -> str:
+        return self.before[-k] if len(self.before) >= k else ""
+
+
+def unit_words(unit: str, plural: bool) -> str | None:
+    forms = UNITS.get(unit) or UNITS.get(unit.lower())
+    return None if forms is None else forms[1 if plural else 0]
+
+
+def _is_one(num: str) -> bool:
+    return num.lstrip("-−+") in ("1", "1.0")
+
+
+def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
+    """A plain written number, by its role: identifiers digit by digit, years as years, else cardinal."""
+    body = num.lstrip("-−+")
+    plain = body.replace(",", "")
+    sign = "plus " if num[:1] == "+" else ""
+    if "." in body or num[:1] in "-−":
+        return sign + w.number(num)
+    if ctx is not None and "," not in body:
+        near = ctx.before[-3:]
+        if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
+            len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
+        ):
+            if ctx.prev() in ("flight", "room", "gate") and len(plain) <= 4:
+                return sign + w.cardinal(int(plain))
+            return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
+        if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
+            return sign + w.year(int(plain))
+    if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
+        return sign + w.digit_groups(plain)
+    if (
+        plain in _SERVICE_NUMBERS
+        or (len(plain) > 1 and plain[0] == "0")
+        or (len(plain) >= 7 and "," not in body)
+    ):
+        return sign + w.digits(plain)
+    return sign + w.cardinal(int(plain))
+
+
+def _year_like(ctx: Context) -> bool:
+    if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
+        return True
+    nxt = ctx.next_word
+    return not nxt or not nxt[0].isalpha() or nxt in ("and", "or", "to", "when", "was", "is", "we", "i")
+
+
+def _money(m: re.Match[str], w: NumberWords, scale_word: str = "") -> str:
+    one, many, minor_one, minor_many = CURRENCY_SYMBOLS[m.group("cur") or m.group("cur2")]
+    num = m.group("num") or m.group("num2")
+    neg = "minus " if m.group("neg") in ("-", "−") else ""
+    scale = SCALES.get(m.group("scale") or "", "") or scale_word
+    integer, _, fraction = num.partition(".")
+    if scale:
+        return f"{neg}{w.number(num)} {scale} {many}"
+    if fraction and (not minor_many or len(fraction) > 2):
+        return f"{neg}{w.number(num)} {many}"
+    whole = int(integer.replace(",", "") or "0")
+    cents = int(fraction.ljust(2, "0")) if fraction else 0
+    parts = []
+    if whole or not cents:
+        parts.append(f"{w.cardinal(whole)} {one if whole == 1 else many}")
+    if cents:
+        parts.append(f"{w.cardinal(cents)} {minor_one if cents == 1 else minor_many}")
+    return neg + " and ".join(parts)
+
+
+def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
+    m = _MONEY.match(core)
+    return None if m is None else _money(m, w, scale_word)
+
+
+def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
+    a, b = m.group("a"), int(m.group("b"))
+    if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
+        return f"{w.number(a)} out of {w.cardinal(b)}"
+    n = int(a)
+    if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
+        name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
+        return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
+    if n <= 12 and b <= 31:
+        return td.month_day(n, b, w)
+    return f"{w.cardinal(n)} over {w.cardinal(b)}"
+
+
+def _roman(core: str, ctx: Context) -> int | None:
+    if not core or _ROMAN.match(core) is None or (core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT):
+        return None
+    if len(core) == 1 and ctx.prev() not in ROMAN_CARDINAL_CONTEXT and ctx.prev() not in ORDINAL_NAMES:
+        return None
+    if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and ctx.prev() not in ORDINAL_NAMES:
+        return None
+    total = 0
+    for a, b in zip(core, core[1:] + " ", strict=True):
+        va, vb = _ROMAN_VALUES[a], _ROMAN_VALUES.get(b, 0)
+        total += -va if va < vb else va
+    return total
+
+
+def spell_code(core: str, w: NumberWords) -> str:
+    """ "4410-AZ" -> "four four one zero, A. Z"; "COVID-19" -> "COVID nineteen"."""
+    groups: list[str] = []
+    head = core.split("-")[0]
+    for part in re.split(r"[-/]", core):
+        pieces: list[str] = _GROUP.findall(part)
+        out: list[str] = []
+        for i, p in enumerate(pieces):
+            if p.isdigit():
+                after_word = i > 0 and len(pieces[i - 1]) >= 3 and not pieces[i - 1].isupper()
+                after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
+                out.append(w.cardinal(int(p)) if after_word and len(p) <= 2 else w.digits(p))
+            elif _pronounceable(p):
+                out.append(p)
+            else:
+                out.append(w.letters(p))
+        groups.append(" ".join(out))
+    return ", ".join(groups)
+
+
+def _pronounceable(p: str) -> bool:
+    if p.upper() in ACRONYM_WORDS:
+        return True
+    return len(p) >= 3 and (not p.isupper() or len(p) >= 4) and any(c in _VOWELS for c in p)
+
+
+def read_acronym(core: str, w: NumberWords) -> str | None:
+    """All capitals: said as a word when it is one (NASA, PIN), else spelled (ATM, FBI)."""
+    plural = len(core) > 2 and core.endswith("s") and core[:-1].isupper()
+    stem = core[:-1] if plural else core
+    if not (stem.isalpha() and stem.isupper() and 2 <= len(stem) <= 5):
+        return None
+    if stem in ACRONYM_WORDS:
+        return stem.title() + ("s" if plural else "")
+    if stem == "OK":
+        return "okay"
+    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and not _CONSONANT_RUN.search(stem):
+        return None  # a word in capitals for emphasis ("FREE", "HELP"); "USPS", "HTML" are spelled
+    spelled = w.letters(stem)
+    return spelled + "'s" if plural else spelled
+
+
+def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
+    """The spoken form of ``core``, or None to leave it as written."""
+    if core in ABBREVIATIONS:
+        return ABBREVIATIONS[core]
+    if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
+        return ABBREVIATIONS[core.lower()]
+    if web.is_email(core) or web.is_url(core):
+        return web.read_address(core, w)
+    if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_"):
+        return web.read_tag(core, w)
+    if core[0] == "#" and core[1:].isdigit():
+        return "number " + read_number(core[1:], w)
+    if core in SYMBOL_WORDS:
+        return SYMBOL_WORDS[core]
+    if not any(c.isdigit() for c in core):
+        return _read_word(core, w, ctx)
+    return _read_numeric(core, w, ctx)
+
+
+def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
+    if web.is_domain(core) or web.is_file_name(core):
+        return web.read_address(core, w)
+    bare = core.rstrip(".")
+    after_name = bool(ctx.before) and (ctx.prev()[:1].isdigit() or ctx.prev()[:1].isalpha())
+    capital_before = ctx.prev_raw[:1].isupper() or ctx.prev_raw[:1].isdigit()
+    street = bare in STREET_WORDS and after_name and capital_before
+    if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
+        street = False  # "Visit St. Louis": the word before starts the unit
+    if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isupper()):
+        street = False
+    title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
+    if bare in TITLES and (title_next or not ctx.before) and not street:
+        return TITLES[bare]
+    if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
+        return STREET_WORDS[bare]
+    day = td.day_name(core)
+    if (day is not None and (len(bare) < len(day)) and bare.lower() not in ("sun", "sat", "wed")) or (
+        day is not None
+        and bare.lower() in ("sun", "sat", "wed")
+        and core[:1].isupper()
+        and bare.isalpha()
+        and (ctx.next_raw[:1].isdigit() or ctx.next_word in ("-", "–", "to") or ctx.prev() in ("-", "–"))
+    ):
+        return day
+    month = td.month_number(core)
+    if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
+        return MONTH_NAMES[month - 1]
+    if "&" in core and len(core) <= 5:
+        a, _, b = core.partition("&")
+        return f"{w.letters(a)} and {w.letters(b)}".strip()
+    roman = _roman(core, ctx)
+    if roman is not None:
+        if ctx.prev() in ORDINAL_NAMES:
+            return "the " + w.ordinal(roman)
+        return w.cardinal(roman)
+    return read_acronym(core, w)
+
+
+def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
+    if _NUMBER.match(core):
+        return read_number(core, w, ctx)
+    money = read_money(core, w)
+    if money is not None:
+        return money
+    if (m := _PERCENT.match(core)) is not None:
+        return w.number(m.group("num")) + " percent"
+    for reader in (td.iso_date, td.numeric_date):
+        if (date := reader(core, w)) is not None:
+            return date
+    if (time := td.read_time(core, w)) is not None:
+        return time
+    if (m := _ORDINAL.match(core)) is not None:
+        return w.ordinal(int(m.group("n").replace(",", "")))
+    if (m := _DECADE.match(core)) is not None:
+        if m.group("short"):
+            return w.cardinal(int(m.group("short")))[:-1] + "ies"
+        year = w.year(int(m.group("y")))
+        return year[:-1] + "ies" if year.endswith("y") else year + "s"
+    if (m := _FEET.match(core)) is not None:
+        if m.group("only_in"):
+            return w.number(m.group("only_in")) + (" inch" if _is_one(m.group("only_in")) else " inches")
+        feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" else " feet")
+        return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
+    if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
+        return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
+    if (m := _FRACTION.match(core)) is not None:
+        return _fraction(m, w, ctx)
+    if _VERSION.match(core):
+        return " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
+    if (m := _GLUED_UNIT.match(core)) is not None:
+        num, unit = m.group("num"), m.group("unit")
+        if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
+            return w.number(num) + " " + SCALES[unit]
+        words = unit_words(unit, not _is_one(num))
+        if words is not None:
+            return w.number(num) + " " + words
+        if unit in ("x", "X"):
+            return w.number(num) + " times"
+    if _CODE.match(core):
+        return spell_code(core, w)
+    return None

@@ -1,0 +1,100 @@
+"""Times and dates in English: "7:05pm" -> "seven oh five PM", "2024-03-15" -> "March fifteenth,
+twenty twenty-four", "Tue" -> "Tuesday".
+
+am and pm are written "AM" and "PM", the form every voice reads as the two letters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tts_service.engine.reading.english_tables import DAYS, MONTH_NAMES, MONTHS
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = ["AMPM", "clock", "day_name", "iso_date", "month_day", "numeric_date", "read_time"]
+
+AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
+_TIME = re.compile(
+    r"^(?P<h>[01]?\d|2[0-4])(?::(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?|(?=[aApP]))"
+    r"(?P<ampm>[aApP]\.?[mM]\.?)?$"
+)
+_ISO = re.compile(r"^(?P<y>1[5-9]\d\d|20\d\d)-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])$")
+_NUMERIC = re.compile(
+    r"^(?P<m>0?[1-9]|1[0-2])(?P<sep>[/.-])(?P<d>0?[1-9]|[12]\d|3[01])(?P=sep)(?P<y>\d{4}|\d{2})$"
+)
+
+
+def clock(hour: int, minute: int, words: NumberWords, *, ampm: str = "", second: int | None = None) -> str:
+    """10:05 -> "ten oh five"; 10:00 -> "ten o'clock" ("ten" before AM/PM); 18:00 -> "eighteen hundred"."""
+    text = words.cardinal(hour)
+    if minute == 0 and second is None:
+        if ampm:
+            text += ""
+        elif 1 <= hour <= 12:
+            text += " o'clock"
+        else:
+            text += " hundred"
+    elif minute < 10:
+        text += " oh " + words.cardinal(minute)
+    else:
+        text += " " + words.cardinal(minute)
+    if second is not None:
+        text += " and " + words.cardinal(second) + (" second" if second == 1 else " seconds")
+    if hour == 0 and not ampm and minute:
+        text = "zero " + text.removeprefix("zero ")
+    return text + (" " + ampm if ampm else "")
+
+
+def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | None:
+    """A written time ("10:30", "7pm", "7:05p.m.", "19:45:10"), with the next token's am/pm if any."""
+    m = _TIME.match(core)
+    if m is None:
+        return None
+    ampm = AMPM.get((m.group("ampm") or "").lower(), "") or next_ampm
+    if m.group("m") is None and not ampm:
+        return None
+    hour = int(m.group("h"))
+    if ampm and not 1 <= hour <= 12:
+        return None
+    second = int(m.group("s")) if m.group("s") else None
+    return clock(hour, int(m.group("m") or 0), words, ampm=ampm, second=second)
+
+
+def month_day(month: int, day: int, words: NumberWords, year: int | None = None) -> str:
+    text = MONTH_NAMES[month - 1] + " " + words.ordinal(day)
+    return text + (", " + words.year(year) if year is not None else "")
+
+
+def iso_date(core: str, words: NumberWords) -> str | None:
+    """ "2024-03-15" -> "March fifteenth, twenty twenty-four"."""
+    m = _ISO.match(core)
+    if m is None:
+        return None
+    return month_day(int(m.group("m")), int(m.group("d")), words, int(m.group("y")))
+
+
+def numeric_date(core: str, words: NumberWords) -> str | None:
+    """US order: "3/15/2024", "03-15-24", "3.15.2024" -> "March fifteenth, twenty twenty-four"."""
+    m = _NUMERIC.match(core)
+    if m is None:
+        return None
+    year = int(m.group("y"))
+    if len(m.group("y")) == 2:
+        year += 2000 if year < 50 else 1900
+    return month_day(int(m.group("m")), int(m.group("d")), words, year)
+
+
+def day_name(core: str) -> str | None:
+    """ "Tue", "Tues.", "Thu" -> the weekday's name; only capitalized ("sat" is a verb)."""
+    bare = core.rstrip(".")
+    if not bare[:1].isupper():
+        return None
+    return DAYS.get(bare.lower())
+
+
+def month_number(core: str) -> int | None:
+    """ "March", "Mar", "Mar." -> 3; capitalized only ("may" is a verb)."""
+    bare = core.rstrip(".")
+    if not bare[:1].isupper():
+        return None
+    return MONTHS.get(bare.lower())
