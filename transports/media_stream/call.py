@@ -1,0 +1,108 @@
+"""One call on any carrier's media stream: Twilio's call I/O over that carrier's codec.
+
+    call = await CarrierCall.open(websocket, TELNYX, name="telnyx-1")   # reads until start
+    # then exactly as a ``transports.twilio.call.TwilioCall``: the same bot runs on it
+
+``CarrierCall`` is a ``TwilioCall`` whose stream parses the carrier's messages
+(``media_stream.stream.CarrierStream``) and whose framer writes them (``CarrierFramer``): pacing,
+barge-in (``interrupt`` and the carrier's clear), the reader and its timeouts, and the one log
+line of each ending are Twilio's, so a Pipecat bot written for Twilio
+(``TwilioMediaStreamTransport``) answers any carrier's call and learns the words heard from the
+carrier's own playback acknowledgements.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.types import Message
+from starlette.websockets import WebSocket
+
+from transports.media_stream.stream import CarrierStream, Dialect
+from transports.twilio import stream as ts
+from transports.twilio.call import HandshakeError, TwilioCall
+from tts_service.engine.clock import Clock, monotonic
+
+
+class CarrierHandshakeError(HandshakeError):
+    """The stream did not begin (``connected`` and ``start``, or the carrier's equivalent) in time."""
+
+    def __init__(self, carrier: str, message: str) -> None:
+        super().__init__(message)
+        self.code = f"{carrier}_handshake"
+
+
+class CarrierCall(TwilioCall):
+    """A started media stream of ``carrier`` (see the module doc)."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        stream: CarrierStream,
+        framer: ts.OutboundFramer,
+        *,
+        carrier: str,
+        name: str,
+        clock: Clock = monotonic,
+        lead_frames: int = 3,
+        media_timeout_s: float = 10.0,
+    ) -> None:
+        super().__init__(
+            websocket,
+            stream,
+            name=name,
+            clock=clock,
+            lead_frames=lead_frames,
+            media_timeout_s=media_timeout_s,
+        )
+        self._framer = framer
+        self.carrier = carrier
+
+    @classmethod
+    async def open(
+        cls,
+        websocket: WebSocket,
+        dialect: Dialect,
+        *,
+        name: str,
+        handshake_timeout_s: float = 10.0,
+        clock: Clock = monotonic,
+        lead_frames: int = 3,
+        media_timeout_s: float = 10.0,
+    ) -> CarrierCall:
+        """Read an accepted socket until the stream has started; raises a TwilioProtocolError."""
+        stream = dialect.stream()
+        try:
+            async with asyncio.timeout(handshake_timeout_s):
+                while stream.state is not ts.StreamState.STREAMING:
+                    message = await websocket.receive()
+                    if message["type"] == "websocket.disconnect":
+                        raise CarrierHandshakeError(
+                            dialect.name, "the carrier closed the socket before start"
+                        )
+                    stream.receive(_message_data(message))
+        except TimeoutError:
+            raise CarrierHandshakeError(dialect.name, f"no start within {handshake_timeout_s:g} s") from None
+        start = stream.start
+        assert start is not None  # STREAMING is reached only through start
+        return cls(
+            websocket,
+            stream,
+            dialect.framer(start),
+            carrier=dialect.name,
+            name=name,
+            clock=clock,
+            lead_frames=lead_frames,
+            media_timeout_s=media_timeout_s,
+        )
+
+
+def _message_data(message: Message) -> str | bytes:
+    text = message.get("text")
+    if isinstance(text, str):
+        return text
+    data = message.get("bytes")
+    return data if isinstance(data, bytes) else b""
+
+
+__all__ = ["CarrierCall", "CarrierHandshakeError"]
