@@ -37,6 +37,9 @@ from test_twilio_call import (
 from websockets.asyncio.client import ClientConnection, connect
 
 from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
+from transports.plivo import protocol as plivo_protocol
+from transports.plivo.carrier import PlivoCarrier
+from transports.plivo.server import PlivoSettings, plivo_routes
 from transports.serve import serving
 from transports.telnyx import protocol as telnyx_protocol
 from transports.telnyx.carrier import TelnyxCarrier
@@ -69,6 +72,14 @@ CARRIERS = [
         lambda ws: TelnyxCarrier(ws, parameters={"caller": "test"}),
         echoes_cleared=True,
         encode=telnyx_protocol.encode_inbound,
+    ),
+    CarrierCase(
+        "plivo",
+        "/plivo",
+        lambda bot, slots, settings: plivo_routes(bot, PlivoSettings(carrier=settings), slots=slots),
+        lambda ws: PlivoCarrier(ws, parameters={"caller": "test"}),
+        echoes_cleared=False,
+        encode=plivo_protocol.encode_inbound,
     ),
 ]
 

@@ -53,5 +53,8 @@ def test_every_carriers_codec_and_stream_import_no_io() -> None:
         "transports.telnyx.protocol",
         "transports.telnyx.stream",
         "transports.telnyx.signature",
+        "transports.plivo.protocol",
+        "transports.plivo.stream",
+        "transports.plivo.signature",
     )
     assert loaded == "", f"the carriers' codecs import {loaded}"

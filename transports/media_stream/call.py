@@ -20,7 +20,7 @@ from starlette.websockets import WebSocket
 
 from transports.media_stream.stream import CarrierStream, Dialect
 from transports.twilio import stream as ts
-from transports.twilio.call import HandshakeError, TwilioCall
+from transports.twilio.call import EndReason, HandshakeError, TwilioCall
 from tts_service.engine.clock import Clock, monotonic
 
 
@@ -42,6 +42,7 @@ class CarrierCall(TwilioCall):
         framer: ts.OutboundFramer,
         *,
         carrier: str,
+        ends_by_close: bool = False,
         name: str,
         clock: Clock = monotonic,
         lead_frames: int = 3,
@@ -57,6 +58,7 @@ class CarrierCall(TwilioCall):
         )
         self._framer = framer
         self.carrier = carrier
+        self.ends_by_close = ends_by_close
 
     @classmethod
     async def open(
@@ -90,11 +92,17 @@ class CarrierCall(TwilioCall):
             stream,
             dialect.framer(start),
             carrier=dialect.name,
+            ends_by_close=dialect.ends_by_close,
             name=name,
             clock=clock,
             lead_frames=lead_frames,
             media_timeout_s=media_timeout_s,
         )
+
+    def _end(self, reason: EndReason, detail: str) -> None:
+        if self.ends_by_close and reason is EndReason.DISCONNECTED:
+            reason, detail = EndReason.STOP, f"{self.carrier} closed the socket (its end of a stream)"
+        super()._end(reason, detail)
 
 
 def _message_data(message: Message) -> str | bytes:

@@ -46,6 +46,8 @@ class CarrierStream(ts.InboundStream):
     """One carrier's stream, checked in Twilio's order (see the module doc); subclass and ``parse``."""
 
     carrier = "carrier"
+    #: the carrier sends no ``connected``: its ``start`` opens the stream (Plivo)
+    implicit_connected = False
 
     def __init__(self) -> None:
         super().__init__(chunk_bytes=None)
@@ -62,6 +64,12 @@ class CarrierStream(ts.InboundStream):
         event = self.parse(data)
         if event is IGNORED:
             return event
+        if (
+            self.implicit_connected
+            and isinstance(event, tp.Start)
+            and self.state is ts.StreamState.AWAIT_CONNECTED
+        ):
+            self.accept(tp.Connected())
         late = isinstance(event, tp.Media) and event.chunk <= self._carrier_chunk
         if late and self.state is ts.StreamState.STREAMING:
             self.late_media += 1
@@ -136,6 +144,9 @@ class Dialect(Protocol):
     """What one carrier's call needs: its name, a fresh stream, a framer for a started stream."""
 
     name: str
+    #: the carrier ends a stream by closing the socket, not with ``stop`` (Plivo): a close is
+    #: then the call's normal end
+    ends_by_close: bool
 
     def stream(self) -> CarrierStream: ...
 

@@ -19,32 +19,29 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyTooLarge, read_body
+from transports.drain import Drain
 from transports.media_stream.server import (
     CallSlots,
     CarrierBot,
     CarrierSettings,
+    form_parameters,
     peer,
+    read_webhook,
     stream_route,
-    webhook_host,
 )
 from transports.telnyx.signature import SIGNATURE_HEADER, TIMESTAMP_HEADER, public_key, valid_signature
 from transports.telnyx.stream import TELNYX
-from tts_service.errors import InvalidInputError
 
 log = logging.getLogger("warmline.telnyx")
 
 #: webhook form fields passed on to the bot as stream parameters
 FORWARDED_FIELDS = ("From", "To", "CallSid")
-_MAX_FORM_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,17 +77,10 @@ def telnyx_routes(
     key = public_key(settings.public_key) if settings.public_key else None
 
     async def texml_endpoint(request: Request) -> Response:
-        if drain is not None and drain.draining:
-            return PlainTextResponse(f"{NOT_TAKING}\n", status_code=503)
-        host = webhook_host(request, settings.carrier.public_host)
-        if host is None:
-            return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
-        try:
-            body = await read_body(request, max_bytes=_MAX_FORM_BYTES)
-        except BodyTooLarge:
-            return PlainTextResponse("request body too large\n", status_code=413)
-        except InvalidInputError as exc:
-            return PlainTextResponse(f"{exc}\n", status_code=400)
+        read = await read_webhook(request, public_host=settings.carrier.public_host, drain=drain)
+        if isinstance(read, Response):
+            return read
+        host, body = read
         if key is not None and not valid_signature(
             key,
             request.headers.get(TIMESTAMP_HEADER),
@@ -102,12 +92,7 @@ def telnyx_routes(
                 "%s: refused a webhook from %s: invalid Telnyx signature", request.url.path, peer(request)
             )
             return PlainTextResponse("invalid Telnyx signature\n", status_code=403)
-        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-        parameters = dict(settings.parameters)
-        for name in FORWARDED_FIELDS:
-            values = [value for value in form.get(name, ()) if value]
-            if values:
-                parameters[name] = values[0][:256]
+        parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
         return Response(texml(f"wss://{host}{settings.ws_path}", parameters), media_type="application/xml")
 
     return [

@@ -18,6 +18,7 @@ class TelnyxDialect:
     """What a Telnyx call is made of (``media_stream.stream.Dialect``)."""
 
     name: str = CARRIER
+    ends_by_close: bool = False
 
     def stream(self) -> TelnyxStream:
         return TelnyxStream()
