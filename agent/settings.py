@@ -50,6 +50,10 @@ class AgentSettings:
     public_host: str | None = None
     #: the Twilio account's auth token: /twiml and /twilio then want Twilio's request signature
     twilio_auth_token: str | None = dataclasses.field(default=None, repr=False)
+    #: Telnyx's Ed25519 public key (base64): /texml then wants Telnyx's signature
+    telnyx_public_key: str | None = dataclasses.field(default=None, repr=False)
+    #: the Plivo account's auth token: /plivo/answer then wants Plivo's V3 signature
+    plivo_auth_token: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"

@@ -59,6 +59,14 @@ class CarrierCall(TwilioCall):
         self._framer = framer
         self.carrier = carrier
         self.ends_by_close = ends_by_close
+        #: the stream URL's query parameters (a carrier that cannot carry a value in its start
+        #: carries it there; they win over the start's own)
+        self.url_parameters: dict[str, str] = {}
+
+    @property
+    def custom_parameters(self) -> dict[str, str]:
+        """The parameters the answer put in the stream: the start's, and the stream URL's query."""
+        return {**self.start.custom_parameters, **self.url_parameters}
 
     @classmethod
     async def open(

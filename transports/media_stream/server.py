@@ -66,13 +66,22 @@ class CarrierSettings:
 class CallSlots:
     """The calls in progress and the streams still starting, over every route that shares it."""
 
-    def __init__(self, max_calls: int = 64, max_pending: int | None = None) -> None:
+    def __init__(
+        self, max_calls: int = 64, max_pending: int | None = None, *, others: Callable[[], int] | None = None
+    ) -> None:
         if max_calls < 1:
             raise ValueError("max_calls must be positive")
         self.max_calls = max_calls
+        #: calls in progress on routes that keep their own count (Twilio's, WebRTC's): they take
+        #: slots of the same limit
+        self.others = others
         self.max_pending = max_pending if max_pending is not None else max(16, 4 * max_calls)
         self.live: set[str] = set()
         self.pending: set[str] = set()
+
+    @property
+    def taken(self) -> int:
+        return len(self.live) + (self.others() if self.others is not None else 0)
 
 
 def webhook_host(conn: HTTPConnection, public_host: str | None) -> str | None:
@@ -152,8 +161,9 @@ def stream_route(
             slots.pending.discard(name)
         if call is None:
             return
-        if len(slots.live) >= slots.max_calls:
-            log.warning("%s: refused: %d calls already", name, len(slots.live))
+        call.url_parameters = dict(websocket.query_params)
+        if slots.taken >= slots.max_calls:
+            log.warning("%s: refused: %d calls already", name, slots.taken)
             await call.close(1013, "too many calls")
             return
         slots.live.add(name)

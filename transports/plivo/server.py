@@ -7,8 +7,10 @@
 extraHeaders="...">wss://HOST/plivo</Stream>``; the extra headers carry each configured value
 and the caller's ``CallUUID``/``From``/``To`` (they reach the bot as the start's
 ``custom_parameters``). Plivo allows only letters and digits in them, so other characters are
-dropped (``+15550100`` arrives as ``15550100``). With ``auth_token`` the answer request must carry
-Plivo's V3 signature (``signature``) over the URL Plivo requested (``public_url``), else 403.
+dropped (``+15550100`` arrives as ``15550100``); the server's token goes in the stream URL's
+query instead (``url_token``), which the call adds to its parameters. With ``auth_token`` the
+answer request must carry Plivo's V3 signature (``signature``) over the URL Plivo requested
+(``public_url``), else 403.
 Plivo does not document a signature on the stream's upgrade request, so ``/plivo`` is guarded by
 what the signed answer put in it (the server's token parameter, checked by the bot).
 """
@@ -19,7 +21,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 from xml.sax.saxutils import escape, quoteattr
 
 from starlette.requests import Request
@@ -57,6 +59,8 @@ class PlivoSettings:
     parameters: Mapping[str, str] = field(default_factory=dict)
     #: the Plivo account's auth token: answer requests must then be signed (None: not checked)
     auth_token: str | None = field(default=None, repr=False)
+    #: the server's token, sent in the stream URL's query (``?token=``), where any character goes
+    url_token: str | None = field(default=None, repr=False)
     carrier: CarrierSettings = field(default_factory=CarrierSettings)
 
 
@@ -99,9 +103,10 @@ def plivo_routes(
                 )
                 return PlainTextResponse("invalid Plivo signature\n", status_code=403)
         parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
-        return Response(
-            stream_xml(f"wss://{host}{settings.ws_path}", parameters), media_type="application/xml"
-        )
+        url = f"wss://{host}{settings.ws_path}"
+        if settings.url_token is not None:  # letters and digits only in extraHeaders: the URL carries it
+            url += f"?{urlencode({'token': settings.url_token})}"
+        return Response(stream_xml(url, parameters), media_type="application/xml")
 
     return [
         Route(settings.answer_path, answer_endpoint, methods=["POST"]),
