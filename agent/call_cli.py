@@ -26,9 +26,10 @@ DEFAULT_PORT = 7860
 DEFAULT_MAX_CALLS = 16
 #: the Twilio account's auth token (a secret: read from the environment only, never a flag)
 _TWILIOTOKEN_ENV = "TWILIO_AUTH_TOKEN"
-#: Telnyx's public key and Plivo's auth token, for their webhook signatures (environment only)
+#: Telnyx's public key, Plivo's auth token and Exotel's Basic auth ``KEY:TOKEN`` (environment only)
 _TELNYX_KEY_ENV = "TELNYX_PUBLIC_KEY"
 _PLIVO_TOKEN_ENV = "PLIVO_AUTH_TOKEN"
+_EXOTEL_AUTH_ENV = "EXOTEL_BASIC_AUTH"
 _VAD_ENV = "WARMLINE_VAD"
 #: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
 VAD_NAMES = ("silero", "webrtc")
@@ -74,6 +75,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         twilio_auth_token=os.environ.get(_TWILIOTOKEN_ENV) or None,
         telnyx_public_key=os.environ.get(_TELNYX_KEY_ENV) or None,
         plivo_auth_token=os.environ.get(_PLIVO_TOKEN_ENV) or None,
+        exotel_basic_auth=os.environ.get(_EXOTEL_AUTH_ENV) or None,
         max_calls=args.max_calls,
         vad=args.vad,
         turn_taking=args.turn_taking,

@@ -1,13 +1,15 @@
-"""The carriers ``warmline call`` answers besides Twilio: Telnyx and Plivo media streams.
+"""The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo and Exotel media streams.
 
     routes = carrier_routes(phone_bot, settings, drain=drain, others=lambda: calls_elsewhere)
 
-``/texml`` and ``/telnyx`` (Telnyx), ``/plivo/answer`` and ``/plivo`` (Plivo), each a
+``/texml`` and ``/telnyx`` (Telnyx), ``/plivo/answer`` and ``/plivo`` (Plivo), ``/exotel``
+(Exotel's Voicebot applet, configured with the stream URL itself), each a
 ``transports/<carrier>`` folder over ``transports.media_stream``. Every stream is a
 ``media_stream.call.CarrierCall``, a ``TwilioCall``, so the agent's Twilio bot answers them all.
 They share one ``CallSlots`` of ``--max-calls``, which also counts the calls in progress on the
 other transports (``others``). The server's token reaches each stream as its ``token``
-parameter; each carrier's signature key comes from the environment (``agent.call_cli``).
+parameter (Exotel's applet URL carries it as ``?token=``); each carrier's signature key (Exotel's
+Basic auth) comes from the environment (``agent.call_cli``).
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from starlette.routing import BaseRoute
 
 from agent.settings import AgentSettings
 from transports.drain import Drain
+from transports.exotel.server import ExotelSettings, exotel_routes
 from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
 from transports.plivo.server import PlivoSettings, plivo_routes
 from transports.telnyx.server import TelnyxSettings, telnyx_routes
 
 #: the carriers' names, as calls are counted (``/healthz``'s ``calls``) and routes named
-CARRIERS = ("telnyx", "plivo")
+CARRIERS = ("telnyx", "plivo", "exotel")
 
 
 def carrier_routes(
@@ -34,9 +37,11 @@ def carrier_routes(
     carrier = CarrierSettings(public_host=settings.public_host)
     telnyx = TelnyxSettings(parameters=parameters, public_key=settings.telnyx_public_key, carrier=carrier)
     plivo = PlivoSettings(auth_token=settings.plivo_auth_token, url_token=settings.token, carrier=carrier)
+    exotel = ExotelSettings(basic_auth=settings.exotel_basic_auth, carrier=carrier)
     return [
         *telnyx_routes(bot, telnyx, slots=slots, drain=drain),
         *plivo_routes(bot, plivo, slots=slots, drain=drain),
+        *exotel_routes(bot, exotel, slots=slots, drain=drain),
     ]
 
 

@@ -207,7 +207,7 @@ def create_agent_app(
             *call_page_routes("/"),
             *endpoint.routes(),
             *twilio_routes(twilio_bot, twilio, drain=drain),
-            # Telnyx and Plivo: the same bot; one limit with the calls on the other transports
+            # Telnyx, Plivo, Exotel: the same bot; one limit with the calls on the other transports
             *carrier_routes(
                 twilio_bot,
                 settings,

@@ -54,6 +54,8 @@ class AgentSettings:
     telnyx_public_key: str | None = dataclasses.field(default=None, repr=False)
     #: the Plivo account's auth token: /plivo/answer then wants Plivo's V3 signature
     plivo_auth_token: str | None = dataclasses.field(default=None, repr=False)
+    #: ``KEY:TOKEN`` of the Basic auth in Exotel's Voicebot applet URL: /exotel then wants it
+    exotel_basic_auth: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"

@@ -36,6 +36,9 @@ from test_twilio_call import (
 )
 from websockets.asyncio.client import ClientConnection, connect
 
+from transports.exotel import protocol as exotel_protocol
+from transports.exotel.carrier import ExotelCarrier
+from transports.exotel.server import ExotelSettings, exotel_routes
 from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
 from transports.plivo import protocol as plivo_protocol
 from transports.plivo.carrier import PlivoCarrier
@@ -80,6 +83,14 @@ CARRIERS = [
         lambda ws: PlivoCarrier(ws, parameters={"caller": "test"}),
         echoes_cleared=False,
         encode=plivo_protocol.encode_inbound,
+    ),
+    CarrierCase(
+        "exotel",
+        "/exotel",
+        lambda bot, slots, settings: exotel_routes(bot, ExotelSettings(carrier=settings), slots=slots),
+        lambda ws: ExotelCarrier(ws, parameters={"caller": "test"}),
+        echoes_cleared=False,
+        encode=exotel_protocol.encode_inbound,
     ),
 ]
 

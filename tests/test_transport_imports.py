@@ -56,5 +56,7 @@ def test_every_carriers_codec_and_stream_import_no_io() -> None:
         "transports.plivo.protocol",
         "transports.plivo.stream",
         "transports.plivo.signature",
+        "transports.exotel.protocol",
+        "transports.exotel.stream",
     )
     assert loaded == "", f"the carriers' codecs import {loaded}"

@@ -1,6 +1,6 @@
 """Turn-taking end to end over a simulated phone line: ``warmline call``'s app, its default parts.
 
-The caller (``transports.twilio.carrier``, and Telnyx's and Plivo's simulated carriers for the
+The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's and Exotel's simulated carriers for the
 take-back and the barge-in) speaks in hibari's voice, made in this test: a question
 with a hesitation after an unfinished phrase, a backchannel over the answer, a real barge-in.
 The bot must not answer in the hesitation, must keep its answer through the backchannel (the
@@ -20,6 +20,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
 from agent.server import AgentSettings, CallRecord, create_agent_app
+from transports.exotel.carrier import ExotelCarrier
 from transports.plivo.carrier import PlivoCarrier
 from transports.serve import serving
 from transports.telnyx.carrier import TelnyxCarrier
@@ -53,6 +54,7 @@ CARRIERS: dict[str, tuple[str, Callable[[ClientConnection], Carrier]]] = {
     "twilio": ("/twilio", Carrier),
     "telnyx": ("/telnyx", TelnyxCarrier),
     "plivo": ("/plivo", PlivoCarrier),
+    "exotel": ("/exotel", ExotelCarrier),
 }
 
 
