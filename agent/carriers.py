@@ -1,9 +1,10 @@
-"""The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo and Exotel media streams.
+"""The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo, Exotel and Vonage.
 
     routes = carrier_routes(phone_bot, settings, drain=drain, others=lambda: calls_elsewhere)
 
 ``/texml`` and ``/telnyx`` (Telnyx), ``/plivo/answer`` and ``/plivo`` (Plivo), ``/exotel``
-(Exotel's Voicebot applet, configured with the stream URL itself), each a
+(Exotel's Voicebot applet, configured with the stream URL itself), ``/vonage/answer`` and
+``/vonage`` (Vonage's NCCO and WebSocket), each a
 ``transports/<carrier>`` folder over ``transports.media_stream``. Every stream is a
 ``media_stream.call.CarrierCall``, a ``TwilioCall``, so the agent's Twilio bot answers them all.
 They share one ``CallSlots`` of ``--max-calls``, which also counts the calls in progress on the
@@ -24,9 +25,10 @@ from transports.exotel.server import ExotelSettings, exotel_routes
 from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
 from transports.plivo.server import PlivoSettings, plivo_routes
 from transports.telnyx.server import TelnyxSettings, telnyx_routes
+from transports.vonage.server import VonageSettings, vonage_routes
 
 #: the carriers' names, as calls are counted (``/healthz``'s ``calls``) and routes named
-CARRIERS = ("telnyx", "plivo", "exotel")
+CARRIERS = ("telnyx", "plivo", "exotel", "vonage")
 
 
 def carrier_routes(
@@ -38,10 +40,14 @@ def carrier_routes(
     telnyx = TelnyxSettings(parameters=parameters, public_key=settings.telnyx_public_key, carrier=carrier)
     plivo = PlivoSettings(auth_token=settings.plivo_auth_token, url_token=settings.token, carrier=carrier)
     exotel = ExotelSettings(basic_auth=settings.exotel_basic_auth, carrier=carrier)
+    vonage = VonageSettings(
+        parameters=parameters, signature_secret=settings.vonage_signature_secret, carrier=carrier
+    )
     return [
         *telnyx_routes(bot, telnyx, slots=slots, drain=drain),
         *plivo_routes(bot, plivo, slots=slots, drain=drain),
         *exotel_routes(bot, exotel, slots=slots, drain=drain),
+        *vonage_routes(bot, vonage, slots=slots, drain=drain),
     ]
 
 

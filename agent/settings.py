@@ -56,6 +56,8 @@ class AgentSettings:
     plivo_auth_token: str | None = dataclasses.field(default=None, repr=False)
     #: ``KEY:TOKEN`` of the Basic auth in Exotel's Voicebot applet URL: /exotel then wants it
     exotel_basic_auth: str | None = dataclasses.field(default=None, repr=False)
+    #: the Vonage account's signature secret: /vonage/answer then wants its signed-webhook JWT
+    vonage_signature_secret: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"

@@ -4,10 +4,10 @@
                                    [--demo-grammar] [--carrier twilio] [--out bench-out]
 
 A simulated Twilio carrier (``transports.twilio.carrier``: 20 ms mu-law each way, in real time,
-playback that a ``clear`` stops; ``--carrier telnyx``, ``plivo`` or ``exotel``: that carrier's simulator on
-its route, for the warmline bots) calls each bot in turn, and the caller (``v2v_callers``) goes
-through ``--turns`` acts at 8 kHz: questions in one breath, questions with a 0.5-1 s hesitation
-after an unfinished phrase, real barge-ins (a new question over the answer), backchannels
+playback that a ``clear`` stops; ``--carrier telnyx``, ``plivo``, ``exotel`` or ``vonage``: that
+carrier's simulator on its route, for the warmline bots) calls each bot in turn, and the caller
+(``v2v_callers``) goes through ``--turns`` acts at 8 kHz: questions in one breath, questions with
+a 0.5-1 s hesitation after an unfinished phrase, real barge-ins (a new question over the answer), backchannels
 ("Yeah.", "Mm hmm."...) and short noises (a cough, a knock) over the answer. Every bot takes the
 same calls from each caller set of ``--sets`` (``v2v_sets``): ``tuned``, the sentences and the one
 voice the turn-taking was developed against, and ``wide``, other sentences (none in the demo's
@@ -98,6 +98,7 @@ from transports.plivo.carrier import PlivoCarrier  # noqa: E402
 from transports.serve import serving  # noqa: E402
 from transports.telnyx.carrier import TelnyxCarrier  # noqa: E402
 from transports.twilio.carrier import Carrier  # noqa: E402
+from transports.vonage.carrier import VonageCarrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
@@ -115,6 +116,7 @@ CARRIERS: dict[str, tuple[str, Callable[[Any], Carrier]]] = {
     "telnyx": ("/telnyx", TelnyxCarrier),
     "plivo": ("/plivo", PlivoCarrier),
     "exotel": ("/exotel", ExotelCarrier),
+    "vonage": ("/vonage", VonageCarrier),
 }
 
 

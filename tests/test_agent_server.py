@@ -70,6 +70,7 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
         "telnyx": 0,
         "plivo": 0,
         "exotel": 0,
+        "vonage": 0,
     }
     assert results["metrics"][0] == 200 and b"warmline_agent_turns" in results["metrics"][2]
 

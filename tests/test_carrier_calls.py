@@ -49,6 +49,9 @@ from transports.telnyx.carrier import TelnyxCarrier
 from transports.telnyx.server import TelnyxSettings, telnyx_routes
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier
+from transports.vonage import protocol as vonage_protocol
+from transports.vonage.carrier import VonageCarrier
+from transports.vonage.server import VonageSettings, vonage_routes
 from transports.ws.settings import ServerSettings
 from tts_service import g711
 from tts_service.engine.ports import Backend
@@ -65,6 +68,8 @@ class CarrierCase:
     echoes_cleared: bool
     #: one carrier message carrying a Twilio-vocabulary event (None: the carrier sends none)
     encode: Callable[[tp.InboundEvent], str | bytes | None]
+    #: a media message whose audio cannot be (None: a JSON one with its base64 spoiled)
+    bad_media: bytes | None = None
 
 
 CARRIERS = [
@@ -91,6 +96,15 @@ CARRIERS = [
         lambda ws: ExotelCarrier(ws, parameters={"caller": "test"}),
         echoes_cleared=False,
         encode=exotel_protocol.encode_inbound,
+    ),
+    CarrierCase(
+        "vonage",
+        "/vonage",
+        lambda bot, slots, settings: vonage_routes(bot, VonageSettings(carrier=settings), slots=slots),
+        lambda ws: VonageCarrier(ws, parameters={"caller": "test"}),
+        echoes_cleared=False,
+        encode=vonage_protocol.encode_inbound,
+        bad_media=bytes(641),  # not whole 16-bit samples
     ),
 ]
 
@@ -183,7 +197,7 @@ def test_bad_streams_end_only_themselves_with_one_log_line_each(
     def media(sid: str, i: int) -> tp.Media:
         return tp.Media(i, sid, "inbound", i, 20 * i, bytes([0xFF]) * 160)
 
-    bad_media = str(wire(media("S1", 2))[0]).replace('"payload":"', '"payload":"!!')
+    bad_media = case.bad_media or str(wire(media("S1", 2))[0]).replace('"payload":"', '"payload":"!!')
     bad_streams = [
         [*wire(tp.Connected()), *wire(media("S1", 2))],
         [*start("S1"), bad_media],

@@ -58,5 +58,9 @@ def test_every_carriers_codec_and_stream_import_no_io() -> None:
         "transports.plivo.signature",
         "transports.exotel.protocol",
         "transports.exotel.stream",
+        "transports.vonage.protocol",
+        "transports.vonage.stream",
+        "transports.vonage.signature",
+        "transports.media_stream.audio",
     )
     assert loaded == "", f"the carriers' codecs import {loaded}"

@@ -1,7 +1,7 @@
 """Turn-taking end to end over a simulated phone line: ``warmline call``'s app, its default parts.
 
-The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's and Exotel's simulated carriers for the
-take-back and the barge-in) speaks in hibari's voice, made in this test: a question
+The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's, Exotel's and Vonage's simulated
+carriers for the take-back and the barge-in) speaks in hibari's voice, made in this test: a question
 with a hesitation after an unfinished phrase, a backchannel over the answer, a real barge-in.
 The bot must not answer in the hesitation, must keep its answer through the backchannel (the
 caller hears every word of it once: judged by the recognizer), and must stop at a real barge-in
@@ -26,6 +26,7 @@ from transports.serve import serving
 from transports.telnyx.carrier import TelnyxCarrier
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier
+from transports.vonage.carrier import VonageCarrier
 from transports.ws.settings import ServerSettings
 from tts_service import g711
 from tts_service.engine.ports import Backend
@@ -55,6 +56,7 @@ CARRIERS: dict[str, tuple[str, Callable[[ClientConnection], Carrier]]] = {
     "telnyx": ("/telnyx", TelnyxCarrier),
     "plivo": ("/plivo", PlivoCarrier),
     "exotel": ("/exotel", ExotelCarrier),
+    "vonage": ("/vonage", VonageCarrier),
 }
 
 

@@ -14,13 +14,14 @@ carrier's own playback acknowledgements.
 from __future__ import annotations
 
 import asyncio
+import base64
 
 from starlette.types import Message
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from transports.media_stream.stream import CarrierStream, Dialect
+from transports.media_stream.stream import BINARY, CarrierStream, Dialect
 from transports.twilio import stream as ts
-from transports.twilio.call import EndReason, HandshakeError, TwilioCall
+from transports.twilio.call import SEND_TIMEOUT_S, EndReason, HandshakeError, TwilioCall
 from tts_service.engine.clock import Clock, monotonic
 
 
@@ -106,6 +107,22 @@ class CarrierCall(TwilioCall):
             lead_frames=lead_frames,
             media_timeout_s=media_timeout_s,
         )
+
+    async def _send(self, text: str) -> bool:
+        """A text message, or a framer's binary one (``stream.BINARY``) as a binary frame."""
+        if not text.startswith(BINARY):
+            return await super()._send(text)
+        data = base64.b64decode(text[len(BINARY) :])
+        try:
+            async with asyncio.timeout(SEND_TIMEOUT_S):
+                await self._ws.send_bytes(data)
+        except TimeoutError:
+            self._end(EndReason.SEND_FAILED, f"a write took over {SEND_TIMEOUT_S:g} s")
+            return False
+        except (WebSocketDisconnect, OSError, RuntimeError) as exc:
+            self._end(EndReason.SEND_FAILED, f"the socket is gone ({type(exc).__name__})")
+            return False
+        return True
 
     def _end(self, reason: EndReason, detail: str) -> None:
         if self.ends_by_close and reason is EndReason.DISCONNECTED:

@@ -24,6 +24,7 @@ Sans-I/O: no I/O, no clock, no asyncio, no Pipecat.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -40,6 +41,9 @@ log = logging.getLogger("warmline.carriers")
 
 #: what a message that carries nothing for the bot parses to (the call's reader skips it)
 IGNORED = tp.Connected("ignored", "0")
+#: a framer's binary message travels to ``CarrierCall`` as this prefix and its bytes in base64
+#: (the framer's contract with Twilio's call is a list of text messages); the call sends bytes
+BINARY = "\x00binary:"
 
 
 class CarrierStream(ts.InboundStream):
@@ -109,10 +113,12 @@ class CarrierFramer(ts.OutboundFramer):
         encode: Callable[[tp.OutboundMessage], str | bytes],
         *,
         convert: Callable[[bytes], bytes] | None = None,
+        binary_media: bool = False,
     ) -> None:
         super().__init__(stream_sid)
         self._encode = encode
         self._convert = convert
+        self._binary_media = binary_media
 
     def frame(self, mulaw: bytes | npt.NDArray[np.uint8]) -> tuple[list[str], str]:
         data = bytes(mulaw)
@@ -135,8 +141,10 @@ class CarrierFramer(ts.OutboundFramer):
 
     def _text(self, message: tp.OutboundMessage) -> str:
         encoded = self._encode(message)
-        if not isinstance(encoded, str):
-            raise TypeError("this framer sends text messages")
+        if isinstance(encoded, bytes):
+            if not self._binary_media:
+                raise TypeError("this framer sends text messages")
+            return BINARY + base64.b64encode(encoded).decode("ascii")
         return encoded
 
 
@@ -153,4 +161,4 @@ class Dialect(Protocol):
     def framer(self, start: tp.Start) -> ts.OutboundFramer: ...
 
 
-__all__ = ["IGNORED", "CarrierFramer", "CarrierStream", "Dialect"]
+__all__ = ["BINARY", "IGNORED", "CarrierFramer", "CarrierStream", "Dialect"]
