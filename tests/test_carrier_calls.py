@@ -248,3 +248,57 @@ def test_bad_streams_end_only_themselves_with_one_log_line_each(
     assert sum("(media_timeout)" in line for line in lines) == 1, lines
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(served) == 5  # the survivor and the four that started
+
+
+def test_every_carrier_route_shares_one_call_limit_and_a_silent_socket_is_closed_at_the_bound() -> None:
+    """One slot across Telnyx and Plivo: a started Telnyx call keeps a Plivo call out (1013), and
+    calls on other transports (``others``) count too; a socket that never starts is closed (1008)."""
+    served: list[str] = []
+    others = {"calls": 0}
+
+    async def quiet_bot(call: Any) -> None:
+        served.append(call.carrier)
+        await call.ended.wait()
+
+    def start(case: CarrierCase, sid: str) -> list[str | bytes]:
+        events = (tp.Connected(), tp.Start(1, sid, "AC1", f"call-{sid}"))
+        return [m for m in (case.encode(e) for e in events) if m is not None]
+
+    telnyx, plivo = CARRIERS[0], CARRIERS[1]
+
+    async def main() -> None:
+        slots = CallSlots(max_calls=1, others=lambda: others["calls"])
+        settings = CarrierSettings(handshake_timeout_s=1.0, media_timeout_s=30.0)
+        app = Starlette(
+            routes=[*telnyx.routes(quiet_bot, slots, settings), *plivo.routes(quiet_bot, slots, settings)]
+        )
+        async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+            async with connect(f"ws://{host}:{port}/telnyx") as first:
+                for message in start(telnyx, "S1"):
+                    await first.send(message)
+                for _ in range(100):
+                    if served:
+                        break
+                    await asyncio.sleep(0.02)
+                assert served == ["telnyx"]
+                async with connect(f"ws://{host}:{port}/plivo") as second:
+                    for message in start(plivo, "S2"):
+                        await second.send(message)
+                    await asyncio.wait_for(second.wait_closed(), 10)
+                    assert second.close_code == 1013
+                async with connect(f"ws://{host}:{port}/plivo") as silent:
+                    await asyncio.wait_for(silent.wait_closed(), 10)
+                    assert silent.close_code == 1008  # no start within the handshake bound
+            for _ in range(100):  # the Telnyx call's slot comes back when it ends
+                if not slots.live:
+                    break
+                await asyncio.sleep(0.02)
+            others["calls"] = 1  # a call on another transport holds the one slot
+            async with connect(f"ws://{host}:{port}/telnyx") as third:
+                for message in start(telnyx, "S3"):
+                    await third.send(message)
+                await asyncio.wait_for(third.wait_closed(), 10)
+                assert third.close_code == 1013
+        assert served == ["telnyx"]
+
+    asyncio.run(main())
