@@ -1,10 +1,11 @@
-"""The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo, Exotel and Vonage.
+"""The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo, Exotel, Vonage, and a
+company's own Asterisk.
 
     routes = carrier_routes(phone_bot, settings, drain=drain, others=lambda: calls_elsewhere)
 
 ``/texml`` and ``/telnyx`` (Telnyx), ``/plivo/answer`` and ``/plivo`` (Plivo), ``/exotel``
 (Exotel's Voicebot applet, configured with the stream URL itself), ``/vonage/answer`` and
-``/vonage`` (Vonage's NCCO and WebSocket), each a
+``/vonage`` (Vonage's NCCO and WebSocket), ``/asterisk`` (``chan_websocket`` from a PBX), each a
 ``transports/<carrier>`` folder over ``transports.media_stream``. Every stream is a
 ``media_stream.call.CarrierCall``, a ``TwilioCall``, so the agent's Twilio bot answers them all.
 They share one ``CallSlots`` of ``--max-calls``, which also counts the calls in progress on the
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from starlette.routing import BaseRoute
 
 from agent.settings import AgentSettings
+from transports.asterisk.server import AsteriskSettings, asterisk_routes
 from transports.drain import Drain
 from transports.exotel.server import ExotelSettings, exotel_routes
 from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
@@ -28,7 +30,7 @@ from transports.telnyx.server import TelnyxSettings, telnyx_routes
 from transports.vonage.server import VonageSettings, vonage_routes
 
 #: the carriers' names, as calls are counted (``/healthz``'s ``calls``) and routes named
-CARRIERS = ("telnyx", "plivo", "exotel", "vonage")
+CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk")
 
 
 def carrier_routes(
@@ -48,6 +50,7 @@ def carrier_routes(
         *plivo_routes(bot, plivo, slots=slots, drain=drain),
         *exotel_routes(bot, exotel, slots=slots, drain=drain),
         *vonage_routes(bot, vonage, slots=slots, drain=drain),
+        *asterisk_routes(bot, AsteriskSettings(carrier=carrier), slots=slots, drain=drain),
     ]
 
 

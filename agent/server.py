@@ -207,7 +207,7 @@ def create_agent_app(
             *call_page_routes("/"),
             *endpoint.routes(),
             *twilio_routes(twilio_bot, twilio, drain=drain),
-            # Telnyx, Plivo, Exotel, Vonage: the same bot; one limit with the other transports' calls
+            # the other carriers and Asterisk: the same bot; one limit with the other transports' calls
             *carrier_routes(
                 twilio_bot,
                 settings,

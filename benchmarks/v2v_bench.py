@@ -4,7 +4,7 @@
                                    [--demo-grammar] [--carrier twilio] [--out bench-out]
 
 A simulated Twilio carrier (``transports.twilio.carrier``: 20 ms mu-law each way, in real time,
-playback that a ``clear`` stops; ``--carrier telnyx``, ``plivo``, ``exotel`` or ``vonage``: that
+playback that a ``clear`` stops; ``--carrier telnyx``, ``plivo``, ``exotel``, ``vonage``, ``asterisk``: that
 carrier's simulator on its route, for the warmline bots) calls each bot in turn, and the caller
 (``v2v_callers``) goes through ``--turns`` acts at 8 kHz: questions in one breath, questions with
 a 0.5-1 s hesitation after an unfinished phrase, real barge-ins (a new question over the answer), backchannels
@@ -93,6 +93,7 @@ from agent.responder import DEMO_PHRASES  # noqa: E402
 from agent.server import AgentSettings, create_agent_app  # noqa: E402
 from agent.stt.choice import stt_factory  # noqa: E402
 from agent.vad import VAD_ANALYZERS  # noqa: E402
+from transports.asterisk.carrier import AsteriskPbx  # noqa: E402
 from transports.exotel.carrier import ExotelCarrier  # noqa: E402
 from transports.plivo.carrier import PlivoCarrier  # noqa: E402
 from transports.serve import serving  # noqa: E402
@@ -117,6 +118,7 @@ CARRIERS: dict[str, tuple[str, Callable[[Any], Carrier]]] = {
     "plivo": ("/plivo", PlivoCarrier),
     "exotel": ("/exotel", ExotelCarrier),
     "vonage": ("/vonage", VonageCarrier),
+    "asterisk": ("/asterisk", AsteriskPbx),
 }
 
 

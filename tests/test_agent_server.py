@@ -71,6 +71,7 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
         "plivo": 0,
         "exotel": 0,
         "vonage": 0,
+        "asterisk": 0,
     }
     assert results["metrics"][0] == 200 and b"warmline_agent_turns" in results["metrics"][2]
 

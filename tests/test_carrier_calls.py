@@ -36,6 +36,9 @@ from test_twilio_call import (
 )
 from websockets.asyncio.client import ClientConnection, connect
 
+from transports.asterisk import protocol as asterisk_protocol
+from transports.asterisk.carrier import AsteriskPbx
+from transports.asterisk.server import AsteriskSettings, asterisk_routes
 from transports.exotel import protocol as exotel_protocol
 from transports.exotel.carrier import ExotelCarrier
 from transports.exotel.server import ExotelSettings, exotel_routes
@@ -106,6 +109,16 @@ CARRIERS = [
         encode=vonage_protocol.encode_inbound,
         bad_media=bytes(641),  # not whole 16-bit samples
     ),
+    CarrierCase(
+        "asterisk",
+        "/asterisk",
+        lambda bot, slots, settings: asterisk_routes(bot, AsteriskSettings(carrier=settings), slots=slots),
+        # a low high-water mark, so that the call runs through Asterisk's XOFF/XON flow control
+        lambda ws: AsteriskPbx(ws, parameters={"caller": "test"}, high_water=8, low_water=4),
+        echoes_cleared=False,
+        encode=asterisk_protocol.encode_inbound,
+        bad_media=bytes(32001),  # more than a second of audio in one frame
+    ),
 ]
 
 
@@ -165,6 +178,8 @@ def test_a_call_barges_in_and_the_context_holds_exactly_the_acknowledged_words(
     assert [r for r in log.received[clear_index + 1 :] if isinstance(r.message, tp.OutboundMedia)] == []
     assert [p for p in log.played if p.tick > log.clears[0]] == []
     assert bool(log.cleared_echoes) == case.echoes_cleared
+    if isinstance(carrier, AsteriskPbx):  # its flow control was exercised, and obeyed
+        assert carrier.flow_log and carrier.flow_log[0][1] is True
 
     # the context: the first answer whole, the second up to the frames the carrier acknowledged
     contexts = list(bot.heard)

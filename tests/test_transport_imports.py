@@ -62,5 +62,7 @@ def test_every_carriers_codec_and_stream_import_no_io() -> None:
         "transports.vonage.stream",
         "transports.vonage.signature",
         "transports.media_stream.audio",
+        "transports.asterisk.protocol",
+        "transports.asterisk.stream",
     )
     assert loaded == "", f"the carriers' codecs import {loaded}"

@@ -1,7 +1,7 @@
 """Turn-taking end to end over a simulated phone line: ``warmline call``'s app, its default parts.
 
-The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's, Exotel's and Vonage's simulated
-carriers for the take-back and the barge-in) speaks in hibari's voice, made in this test: a question
+The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's, Exotel's, Vonage's and Asterisk's
+simulated carriers for the take-back and the barge-in) speaks in hibari's voice, made in this test: a question
 with a hesitation after an unfinished phrase, a backchannel over the answer, a real barge-in.
 The bot must not answer in the hesitation, must keep its answer through the backchannel (the
 caller hears every word of it once: judged by the recognizer), and must stop at a real barge-in
@@ -20,6 +20,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
 from agent.server import AgentSettings, CallRecord, create_agent_app
+from transports.asterisk.carrier import AsteriskPbx
 from transports.exotel.carrier import ExotelCarrier
 from transports.plivo.carrier import PlivoCarrier
 from transports.serve import serving
@@ -57,6 +58,7 @@ CARRIERS: dict[str, tuple[str, Callable[[ClientConnection], Carrier]]] = {
     "plivo": ("/plivo", PlivoCarrier),
     "exotel": ("/exotel", ExotelCarrier),
     "vonage": ("/vonage", VonageCarrier),
+    "asterisk": ("/asterisk", AsteriskPbx),
 }
 
 

@@ -20,6 +20,7 @@ from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from transports.media_stream.stream import BINARY, CarrierStream, Dialect
+from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
 from transports.twilio.call import SEND_TIMEOUT_S, EndReason, HandshakeError, TwilioCall
 from tts_service.engine.clock import Clock, monotonic
@@ -63,6 +64,9 @@ class CarrierCall(TwilioCall):
         #: the stream URL's query parameters (a carrier that cannot carry a value in its start
         #: carries it there; they win over the start's own)
         self.url_parameters: dict[str, str] = {}
+        self._carrier_stream = stream
+        self._flowing = asyncio.Event()
+        self._flowing.set()
 
     @property
     def custom_parameters(self) -> dict[str, str]:
@@ -107,6 +111,26 @@ class CarrierCall(TwilioCall):
             lead_frames=lead_frames,
             media_timeout_s=media_timeout_s,
         )
+
+    async def send_frame(self, mulaw: bytes, *, epoch: int | None) -> int | None:
+        """As ``TwilioCall.send_frame``, after the carrier's flow control lets audio through."""
+        if not self._flowing.is_set():
+            ended = asyncio.create_task(self.ended.wait(), name=f"{self.name}-xoff-ended")
+            flowing = asyncio.create_task(self._flowing.wait(), name=f"{self.name}-xoff-xon")
+            try:
+                await asyncio.wait((ended, flowing), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in (ended, flowing):
+                    waiter.cancel()
+                await asyncio.gather(ended, flowing, return_exceptions=True)
+        return await super().send_frame(mulaw, epoch=epoch)
+
+    async def _dispatch(self, event: tp.InboundEvent) -> None:
+        await super()._dispatch(event)
+        if self._carrier_stream.xoff:
+            self._flowing.clear()
+        else:
+            self._flowing.set()
 
     async def _send(self, text: str) -> bool:
         """A text message, or a framer's binary one (``stream.BINARY``) as a binary frame."""

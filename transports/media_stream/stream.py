@@ -59,6 +59,8 @@ class CarrierStream(ts.InboundStream):
         self._chunk = 0
         self._carrier_chunk = -1
         self.late_media = 0
+        #: the carrier asked the bot to hold its audio (Asterisk's MEDIA_XOFF, until MEDIA_XON)
+        self.xoff = False
 
     def parse(self, data: str | bytes) -> tp.InboundEvent:
         """One carrier message as Twilio's event (``IGNORED`` for nothing); raises a protocol error."""
