@@ -26,6 +26,12 @@ DEFAULT_PORT = 7860
 DEFAULT_MAX_CALLS = 16
 #: the Twilio account's auth token (a secret: read from the environment only, never a flag)
 _TWILIOTOKEN_ENV = "TWILIO_AUTH_TOKEN"
+#: Telnyx's public key, Plivo's auth token, Exotel's Basic auth ``KEY:TOKEN`` and Vonage's signature
+#: secret (environment only)
+_TELNYX_KEY_ENV = "TELNYX_PUBLIC_KEY"
+_PLIVO_TOKEN_ENV = "PLIVO_AUTH_TOKEN"
+_EXOTEL_AUTH_ENV = "EXOTEL_BASIC_AUTH"
+_VONAGE_SECRET_ENV = "VONAGE_SIGNATURE_SECRET"
 _VAD_ENV = "WARMLINE_VAD"
 #: the names of ``agent.vad.VAD_ANALYZERS``, spelled out here so that the parser needs no Pipecat
 VAD_NAMES = ("silero", "webrtc")
@@ -69,6 +75,10 @@ def cmd_call(args: argparse.Namespace) -> int:
         demo_grammar=args.demo_grammar,
         public_host=args.public_host,
         twilio_auth_token=os.environ.get(_TWILIOTOKEN_ENV) or None,
+        telnyx_public_key=os.environ.get(_TELNYX_KEY_ENV) or None,
+        plivo_auth_token=os.environ.get(_PLIVO_TOKEN_ENV) or None,
+        exotel_basic_auth=os.environ.get(_EXOTEL_AUTH_ENV) or None,
+        vonage_signature_secret=os.environ.get(_VONAGE_SECRET_ENV) or None,
         max_calls=args.max_calls,
         vad=args.vad,
         turn_taking=args.turn_taking,

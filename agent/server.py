@@ -42,10 +42,12 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agent.carriers import CARRIERS, carrier_routes
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
 from transports import heap
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
+from transports.media_stream.call import CarrierCall
 from transports.process_metrics import register_process_metrics
 from transports.security import request_token, token_ok
 from transports.serve import ServeOptions, serve_app
@@ -143,7 +145,7 @@ def create_agent_app(
         transport = TwilioMediaStreamTransport(call)
         agent = build_pipeline(transport, call_parts, name=call.name)
         await state.run(
-            "twilio",
+            call.carrier if isinstance(call, CarrierCall) else "twilio",
             agent,
             run_agent(
                 agent, in_sample_rate=PHONE_SAMPLE_RATE, out_sample_rate=PHONE_SAMPLE_RATE, name=call.name
@@ -205,6 +207,13 @@ def create_agent_app(
             *call_page_routes("/"),
             *endpoint.routes(),
             *twilio_routes(twilio_bot, twilio, drain=drain),
+            # the other carriers and Asterisk: the same bot; one limit with the other transports' calls
+            *carrier_routes(
+                twilio_bot,
+                settings,
+                drain=drain,
+                others=lambda: state.calls["twilio"] + state.calls["webrtc"],
+            ),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
         ],
@@ -255,7 +264,9 @@ class AgentState:
     metrics: AgentMetrics
     drain: Drain = dataclasses.field(default_factory=Drain)
     model_loaded: bool = False
-    calls: dict[str, int] = dataclasses.field(default_factory=lambda: {"twilio": 0, "webrtc": 0})
+    calls: dict[str, int] = dataclasses.field(
+        default_factory=lambda: {"twilio": 0, "webrtc": 0, **dict.fromkeys(CARRIERS, 0)}
+    )
     #: the pipelines of the calls in progress, by call name (each leaves when its call ends)
     live: dict[str, AgentPipeline] = dataclasses.field(default_factory=dict)
     #: what the latest finished calls left behind, newest last (for logs, debugging and tests)

@@ -50,6 +50,14 @@ class AgentSettings:
     public_host: str | None = None
     #: the Twilio account's auth token: /twiml and /twilio then want Twilio's request signature
     twilio_auth_token: str | None = dataclasses.field(default=None, repr=False)
+    #: Telnyx's Ed25519 public key (base64): /texml then wants Telnyx's signature
+    telnyx_public_key: str | None = dataclasses.field(default=None, repr=False)
+    #: the Plivo account's auth token: /plivo/answer then wants Plivo's V3 signature
+    plivo_auth_token: str | None = dataclasses.field(default=None, repr=False)
+    #: ``KEY:TOKEN`` of the Basic auth in Exotel's Voicebot applet URL: /exotel then wants it
+    exotel_basic_auth: str | None = dataclasses.field(default=None, repr=False)
+    #: the Vonage account's signature secret: /vonage/answer then wants its signed-webhook JWT
+    vonage_signature_secret: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"

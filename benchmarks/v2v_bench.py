@@ -1,12 +1,13 @@
 """Voice to voice over a simulated phone line, with callers who behave as people do.
 
     python benchmarks/v2v_bench.py [--turns 20] [--sets tuned,wide] [--bots warmline,warmline-fast,stock]
-                                   [--demo-grammar] [--out bench-out]
+                                   [--demo-grammar] [--carrier twilio] [--out bench-out]
 
 A simulated Twilio carrier (``transports.twilio.carrier``: 20 ms mu-law each way, in real time,
-playback that a ``clear`` stops) calls each bot in turn, and the caller (``v2v_callers``) goes
-through ``--turns`` acts at 8 kHz: questions in one breath, questions with a 0.5-1 s hesitation
-after an unfinished phrase, real barge-ins (a new question over the answer), backchannels
+playback that a ``clear`` stops; ``--carrier telnyx``, ``plivo``, ``exotel``, ``vonage``, ``asterisk``: that
+carrier's simulator on its route, for the warmline bots) calls each bot in turn, and the caller
+(``v2v_callers``) goes through ``--turns`` acts at 8 kHz: questions in one breath, questions with
+a 0.5-1 s hesitation after an unfinished phrase, real barge-ins (a new question over the answer), backchannels
 ("Yeah.", "Mm hmm."...) and short noises (a cough, a knock) over the answer. Every bot takes the
 same calls from each caller set of ``--sets`` (``v2v_sets``): ``tuned``, the sentences and the one
 voice the turn-taking was developed against, and ``wide``, other sentences (none in the demo's
@@ -92,8 +93,13 @@ from agent.responder import DEMO_PHRASES  # noqa: E402
 from agent.server import AgentSettings, create_agent_app  # noqa: E402
 from agent.stt.choice import stt_factory  # noqa: E402
 from agent.vad import VAD_ANALYZERS  # noqa: E402
+from transports.asterisk.carrier import AsteriskPbx  # noqa: E402
+from transports.exotel.carrier import ExotelCarrier  # noqa: E402
+from transports.plivo.carrier import PlivoCarrier  # noqa: E402
 from transports.serve import serving  # noqa: E402
+from transports.telnyx.carrier import TelnyxCarrier  # noqa: E402
 from transports.twilio.carrier import Carrier  # noqa: E402
+from transports.vonage.carrier import VonageCarrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
@@ -105,11 +111,23 @@ DEFAULT_SETS = "tuned,wide"
 TARGETS = {"v2v_p50_s": 0.4, "v2v_p90_s": 0.7, "barge_in_p50_s": 0.2, "llm_requests_per_turn": 1.5}
 
 
-async def call(app: Any, acts: list[Act]) -> Caller:
-    """One phone call to ``app``'s ``/twilio``: every act, then hang up."""
+#: ``--carrier``: each carrier's stream route on ``warmline call`` and its simulated carrier
+CARRIERS: dict[str, tuple[str, Callable[[Any], Carrier]]] = {
+    "twilio": ("/twilio", Carrier),
+    "telnyx": ("/telnyx", TelnyxCarrier),
+    "plivo": ("/plivo", PlivoCarrier),
+    "exotel": ("/exotel", ExotelCarrier),
+    "vonage": ("/vonage", VonageCarrier),
+    "asterisk": ("/asterisk", AsteriskPbx),
+}
+
+
+async def call(app: Any, acts: list[Act], carrier_name: str = "twilio") -> Caller:
+    """One phone call to ``app``'s stream route of ``carrier_name``: every act, then hang up."""
+    path, make_carrier = CARRIERS[carrier_name]
     server = serving(app, ServerSettings(), host="127.0.0.1", port=0)
-    async with server as (host, port), connect(f"ws://{host}:{port}/twilio", max_size=None) as ws:
-        carrier = Carrier(ws)
+    async with server as (host, port), connect(f"ws://{host}:{port}{path}", max_size=None) as ws:
+        carrier = make_carrier(ws)
         caller = Caller(carrier, acts)
         clock = asyncio.create_task(carrier.run(), name="v2v-carrier")
         try:
@@ -135,7 +153,13 @@ def _observed() -> tuple[list[TurnLatencyObserver], Callable[[], list[BaseObserv
 
 
 async def run_warmline(
-    backend: HibariBackend, acts: list[Act], demo_grammar: bool, *, vad: str = "silero", fast: bool = False
+    backend: HibariBackend,
+    acts: list[Act],
+    demo_grammar: bool,
+    carrier: str = "twilio",
+    *,
+    vad: str = "silero",
+    fast: bool = False,
 ) -> list[ActResult]:
     observers, make_observers = _observed()
     async with EngineRuntime(backend, workers=2) as runtime:
@@ -148,21 +172,25 @@ async def run_warmline(
         if fast:  # what ``--turn-taking fast`` builds
             parts = dataclasses.replace(parts, turn_taking=None)
         app = create_agent_app(runtime, AgentSettings(), parts=parts)
-        caller = await call(app, acts)
+        caller = await call(app, acts, carrier)
     return measure(caller, observers[-1])
 
 
-async def run_stock(backend: HibariBackend, acts: list[Act], demo_grammar: bool) -> list[ActResult]:
+async def run_stock(
+    backend: HibariBackend, acts: list[Act], demo_grammar: bool, carrier: str = "twilio"
+) -> list[ActResult]:
+    if carrier != "twilio":
+        raise ValueError("the stock bot speaks Twilio only (Pipecat's own serializer)")
     observers, make_observers = _observed()
     app = stock_app(backend, phrases=DEMO_PHRASES if demo_grammar else None, observers=make_observers)
     caller = await call(app, acts)
     return measure(caller, observers[-1])
 
 
-RUNNERS: dict[str, Callable[[HibariBackend, list[Act], bool], Awaitable[list[ActResult]]]] = {
+RUNNERS: dict[str, Callable[[HibariBackend, list[Act], bool, str], Awaitable[list[ActResult]]]] = {
     "warmline": run_warmline,
-    "warmline-fast": lambda b, a, g: run_warmline(b, a, g, fast=True),
-    "warmline-webrtc": lambda b, a, g: run_warmline(b, a, g, vad="webrtc"),
+    "warmline-fast": lambda b, a, g, c: run_warmline(b, a, g, c, fast=True),
+    "warmline-webrtc": lambda b, a, g, c: run_warmline(b, a, g, c, vad="webrtc"),
     "stock": run_stock,
 }
 
@@ -308,13 +336,16 @@ def plot(summaries: dict[str, dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
-async def run_bench(turns: int, bots: list[str], sets: list[str], demo_grammar: bool) -> dict[str, Any]:
+async def run_bench(
+    turns: int, bots: list[str], sets: list[str], demo_grammar: bool, carrier: str = "twilio"
+) -> dict[str, Any]:
     backend = HibariBackend()
     await asyncio.to_thread(backend.load)
     report: dict[str, Any] = {
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
         "stt": "pocketsphinx, the demo's closed grammar" if demo_grammar else "whisper tiny.en",
         "targets": TARGETS,
+        "carrier": carrier,
         "sets": {},
     }
     for name in sets:
@@ -322,7 +353,7 @@ async def run_bench(turns: int, bots: list[str], sets: list[str], demo_grammar: 
         results: dict[str, list[ActResult]] = {}
         for bot in bots:
             t0 = time.monotonic()
-            results[bot] = await RUNNERS[bot](backend, acts, demo_grammar)
+            results[bot] = await RUNNERS[bot](backend, acts, demo_grammar, carrier)
             print(f"{name}/{bot}: {turns} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
         report["sets"][name] = {
             "acts": [{"kind": a.kind, "text": a.text} for a in acts],
@@ -351,6 +382,12 @@ def main() -> int:
     parser.add_argument(
         "--demo-grammar", action="store_true", help="every bot's recognizer on the demo's closed grammar"
     )
+    parser.add_argument(
+        "--carrier",
+        default="twilio",
+        choices=sorted(CARRIERS),
+        help="the simulated carrier and its route on warmline call (default twilio; stock: twilio only)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
@@ -360,7 +397,9 @@ def main() -> int:
             f"--turns must be at least 2, --bots a list of {', '.join(BOTS)}, "
             f"--sets a list of {', '.join(CALLER_SETS)}"
         )
-    report = asyncio.run(run_bench(args.turns, bots, sets, args.demo_grammar))
+    if args.carrier != "twilio" and "stock" in bots:
+        parser.error("the stock bot speaks Twilio only: leave it out of --bots with --carrier")
+    report = asyncio.run(run_bench(args.turns, bots, sets, args.demo_grammar, args.carrier))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "v2v_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     plot(columns(report), args.out / "v2v_latency.png")

@@ -64,7 +64,15 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
     assert results["offer"][0] == 400  # routed, and the empty offer refused with its reason
     assert results["twiml"][0] == 200 and b"/twilio" in results["twiml"][2]
     health = json.loads(results["health"][2])
-    assert health["status"] == "ok" and health["calls"] == {"twilio": 0, "webrtc": 0}
+    assert health["status"] == "ok" and health["calls"] == {
+        "twilio": 0,
+        "webrtc": 0,
+        "telnyx": 0,
+        "plivo": 0,
+        "exotel": 0,
+        "vonage": 0,
+        "asterisk": 0,
+    }
     assert results["metrics"][0] == 200 and b"warmline_agent_turns" in results["metrics"][2]
 
 

@@ -43,3 +43,26 @@ def test_the_wire_codec_and_the_remote_sessions_protocol_half_import_no_io() -> 
     """Protocol v1 (both halves) and the remote session's state are plain values and functions."""
     loaded = io_loaded_by("tts_service.wire", "tts_service.remote.wire_session")
     assert loaded == "", f"the wire codec imports {loaded}"
+
+
+def test_every_carriers_codec_and_stream_import_no_io() -> None:
+    """Each carrier's codec and the shared stream state machine are sans-I/O, as Twilio's are."""
+    loaded = io_loaded_by(
+        "transports.media_stream.wire",
+        "transports.media_stream.stream",
+        "transports.telnyx.protocol",
+        "transports.telnyx.stream",
+        "transports.telnyx.signature",
+        "transports.plivo.protocol",
+        "transports.plivo.stream",
+        "transports.plivo.signature",
+        "transports.exotel.protocol",
+        "transports.exotel.stream",
+        "transports.vonage.protocol",
+        "transports.vonage.stream",
+        "transports.vonage.signature",
+        "transports.media_stream.audio",
+        "transports.asterisk.protocol",
+        "transports.asterisk.stream",
+    )
+    assert loaded == "", f"the carriers' codecs import {loaded}"

@@ -1,6 +1,7 @@
 """Turn-taking end to end over a simulated phone line: ``warmline call``'s app, its default parts.
 
-The caller (``transports.twilio.carrier``) speaks in hibari's voice, made in this test: a question
+The caller (``transports.twilio.carrier``, and Telnyx's, Plivo's, Exotel's, Vonage's and Asterisk's
+simulated carriers for the take-back and the barge-in) speaks in hibari's voice, made in this test: a question
 with a hesitation after an unfinished phrase, a backchannel over the answer, a real barge-in.
 The bot must not answer in the hesitation, must keep its answer through the backchannel (the
 caller hears every word of it once: judged by the recognizer), and must stop at a real barge-in
@@ -13,14 +14,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from asr import DISTRACTORS, normalize
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
 from agent.server import AgentSettings, CallRecord, create_agent_app
+from transports.asterisk.carrier import AsteriskPbx
+from transports.exotel.carrier import ExotelCarrier
+from transports.plivo.carrier import PlivoCarrier
 from transports.serve import serving
+from transports.telnyx.carrier import TelnyxCarrier
 from transports.twilio import protocol as tp
 from transports.twilio.carrier import Carrier
+from transports.vonage.carrier import VonageCarrier
 from transports.ws.settings import ServerSettings
 from tts_service import g711
 from tts_service.engine.ports import Backend
@@ -44,18 +51,30 @@ def words(text: str) -> list[str]:
 
 
 Scenario = Callable[[Carrier, Backend], Awaitable[dict[str, Any]]]
+#: each carrier ``warmline call`` answers: its stream route and its simulated carrier
+CARRIERS: dict[str, tuple[str, Callable[[ClientConnection], Carrier]]] = {
+    "twilio": ("/twilio", Carrier),
+    "telnyx": ("/telnyx", TelnyxCarrier),
+    "plivo": ("/plivo", PlivoCarrier),
+    "exotel": ("/exotel", ExotelCarrier),
+    "vonage": ("/vonage", VonageCarrier),
+    "asterisk": ("/asterisk", AsteriskPbx),
+}
 
 
-def call(backend: Backend, scenario: Scenario) -> tuple[Carrier, CallRecord, dict[str, Any]]:
+def call(
+    backend: Backend, scenario: Scenario, carrier_name: str = "twilio"
+) -> tuple[Carrier, CallRecord, dict[str, Any]]:
     """One phone call to the agent running ``scenario``; the carrier, the call's record, its notes."""
+    path, make_carrier = CARRIERS[carrier_name]
     out: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(backend, workers=1) as runtime:
             app = create_agent_app(runtime, AgentSettings(demo_grammar=True))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
-                async with connect(f"ws://{host}:{port}/twilio", max_size=None) as ws:
-                    carrier = Carrier(ws)
+                async with connect(f"ws://{host}:{port}{path}", max_size=None) as ws:
+                    carrier = make_carrier(ws)
                     clock = asyncio.create_task(carrier.run(), name="test-carrier")
                     try:
                         await carrier.begin()
@@ -66,7 +85,7 @@ def call(backend: Backend, scenario: Scenario) -> tuple[Carrier, CallRecord, dic
                         clock.cancel()
                         await asyncio.gather(clock, return_exceptions=True)
                 for _ in range(300):
-                    if app.state.agent.calls["twilio"] == 0:
+                    if app.state.agent.calls[carrier_name] == 0:
                         break
                     await asyncio.sleep(0.01)
                 out["record"] = app.state.agent.recent[-1]
@@ -98,8 +117,9 @@ def test_a_hesitation_after_an_unfinished_phrase_is_not_answered_and_both_halves
     assert carrier.log.clears == [] and carrier.log.violations == []
 
 
+@pytest.mark.parametrize("carrier_name", list(CARRIERS))
 def test_a_backchannel_over_the_answer_keeps_it_and_every_word_is_heard_once(
-    hibari_backend: Backend, recognizer: Callable[..., str | None]
+    carrier_name: str, hibari_backend: Backend, recognizer: Callable[..., str | None]
 ) -> None:
     """ "Uh huh." mid-answer: the bot pauses and resumes; the whole answer is heard, none of it twice."""
     question = "Can I book a table for two?"
@@ -116,7 +136,7 @@ def test_a_backchannel_over_the_answer_keeps_it_and_every_word_is_heard_once(
         ), "the answer did not resume"
         return {}
 
-    carrier, record, _ = call(hibari_backend, scenario)
+    carrier, record, _ = call(hibari_backend, scenario, carrier_name)
     heard = b"".join(p.payload for p in carrier.log.played if p.answer == 1)
     grammar = [answer, *(i.answer for i in DEMO_INTENTS), FALLBACK.answer, *DISTRACTORS]
     assert recognizer(g711.decode(heard), 8000, grammar) == " ".join(normalize(answer))
@@ -127,7 +147,10 @@ def test_a_backchannel_over_the_answer_keeps_it_and_every_word_is_heard_once(
     assert carrier.log.violations == []
 
 
-def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(hibari_backend: Backend) -> None:
+@pytest.mark.parametrize("carrier_name", list(CARRIERS))
+def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(
+    carrier_name: str, hibari_backend: Backend
+) -> None:
     """ "Wait, stop please." mid-answer: one clear, no audio of that answer after it, heard words kept."""
     question = "What time do you open?"
     answer = pick_intent(question).answer
@@ -141,7 +164,7 @@ def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(hibar
         await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(30), max_ticks=MAX_TICKS)
         return {"barge_in_end_tick": end}
 
-    carrier, record, notes = call(hibari_backend, scenario)
+    carrier, record, notes = call(hibari_backend, scenario, carrier_name)
     log = carrier.log
     assert len(log.clears) == 1
     clear_at = next(i for i, r in enumerate(log.received) if isinstance(r.message, tp.Clear))

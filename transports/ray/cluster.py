@@ -4,10 +4,11 @@
 
 Without ``address`` a Ray of this machine alone is started (on loopback, no dashboard) and stopped
 with the server; with one, the application joins that cluster and only it is removed at the end.
-Ray Serve's HTTP proxy listens on the server's host and port and spreads sessions over the
-replicas (``transports.ray.replica``), each a warm model serving up to ``--max-sessions``; a
-WebSocket stays on its replica. ``--replicas N`` fixes their number; ``--min-replicas`` and
-``--max-replicas`` let Serve scale on ongoing sessions (``target_sessions`` each).
+Ray Serve's HTTP proxy listens on the server's host and port and sends each new session to the
+replica with the fewest live sessions (``transports.ray.router``), each replica a warm model
+serving up to ``--max-sessions`` (``transports.ray.replica``); a WebSocket stays on its replica.
+``--replicas N`` fixes their number; ``--min-replicas`` and ``--max-replicas`` let Serve scale
+on ongoing sessions (``target_sessions`` each).
 
 SIGTERM (or Ctrl-C) drains every replica as the single server drains: ``/healthz`` 503, new
 WebSockets 1013, turns in progress finish, then 1001; at the bound, 1012. A second signal cuts
@@ -132,10 +133,12 @@ def serve_on_ray(
         os.environ.update(LOCAL_ONLY_ENV)  # read when ray is imported: keep a local Ray on loopback
     import ray
     from ray import serve
+    from ray.serve.config import RequestRouterConfig
     from ray.serve.deployment import Deployment
 
     from transports.ray.registry import NAMESPACE, start_registry
     from transports.ray.replica import ReplicaConfig, WarmlineReplica
+    from transports.ray.router import FewestSessionsRouter
 
     port = settings.port or free_port(settings.host)
     if options.address is None:
@@ -150,12 +153,15 @@ def serve_on_ray(
     try:
         registry = start_registry(APP_NAME)
         serve.start(http_options={"host": settings.host, "port": port})
+        router: dict[str, Any] = {"request_router_class": FewestSessionsRouter}
         deployment = cast("Deployment", WarmlineReplica).options(
             max_ongoing_requests=settings.max_sessions + HTTP_HEADROOM,
             graceful_shutdown_wait_loop_s=0.5,
             graceful_shutdown_timeout_s=drain_s + STOP_GRACE_S,
             health_check_period_s=2.0,
             ray_actor_options={"num_cpus": options.replica_cpus},
+            # a new call goes to the replica with the fewest live sessions (transports.ray.router)
+            request_router_config=RequestRouterConfig(**router),
             **options.scaling(settings.max_sessions),
         )
         config = ReplicaConfig(APP_NAME, settings, backend=backend, workers=workers, drain_s=drain_s)

@@ -119,10 +119,28 @@ class Carrier:
         self._playing = False
         self.last_media_tick = -1
 
+    # -- the carrier's wire format (another carrier's simulator overrides these) ---------------
+
+    def encode(self, event: tp.InboundEvent) -> str | bytes | None:
+        """The message that carries ``event`` on this carrier's wire (None: it sends none)."""
+        return tp.encode_inbound(event)
+
+    def parse(self, data: str | bytes) -> tp.OutboundMessage:
+        """A bot's message, read as this carrier reads it; raises a TwilioProtocolError."""
+        return tp.parse_outbound(data)
+
+    async def cleared(self, dropped: list[str]) -> None:
+        """After a clear: Twilio echoes the marks it dropped."""
+        for name in dropped:
+            self.log.cleared_echoes.append(name)
+            await self.send_event(tp.Mark(next(self._seq), self.stream_sid, name))
+
     # -- caller side --------------------------------------------------------------------------
 
     async def send_event(self, event: tp.InboundEvent) -> None:
-        await self.ws.send(tp.encode_inbound(event))
+        message = self.encode(event)
+        if message is not None:
+            await self.ws.send(message)
 
     async def begin(self) -> None:
         """``connected`` then ``start``, as Twilio opens every stream."""
@@ -229,7 +247,7 @@ class Carrier:
         async for raw in self.ws:
             now = asyncio.get_running_loop().time()
             try:
-                message = tp.parse_outbound(raw)
+                message = self.parse(raw)
             except tp.TwilioProtocolError as exc:
                 self.log.violations.append((self.tick, str(exc)))
                 continue
@@ -263,9 +281,7 @@ class Carrier:
             self.log.violations.append((self.tick, f"clear inside a frame ({self._media_since_mark} media)"))
         dropped = [item for item in self._buffer if isinstance(item, str)]
         self._buffer.clear()
-        for name in dropped:  # Twilio echoes the marks a clear drops
-            self.log.cleared_echoes.append(name)
-            await self.send_event(tp.Mark(next(self._seq), self.stream_sid, name))
+        await self.cleared(dropped)
 
 
 __all__ = ["SILENCE_CHUNK", "TICK_S", "Carrier", "CarrierLog", "Played", "Received", "Utterance"]

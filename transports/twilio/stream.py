@@ -85,7 +85,10 @@ class InboundStream:
 
     def receive(self, data: str | bytes) -> InboundEvent:
         """Parse one message and check its place in the stream; raises a TwilioProtocolError."""
-        event = parse_inbound(data, chunk_bytes=self._chunk_bytes)
+        return self.accept(parse_inbound(data, chunk_bytes=self._chunk_bytes))
+
+    def accept(self, event: InboundEvent) -> InboundEvent:
+        """Check the place of one parsed event (another carrier's codec may have parsed it)."""
         state = self._state
         if state is StreamState.STOPPED:
             raise OutOfOrderError(f"{_name(event)} after stop: the stream is over")

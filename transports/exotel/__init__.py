@@ -1,0 +1,1 @@
+"""Exotel Voicebot applet streams: the stream codec, Basic-auth check, a simulated carrier."""

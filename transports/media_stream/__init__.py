@@ -1,0 +1,1 @@
+"""What every carrier's media stream shares: codec helpers, the stream's order, one call's I/O, routes."""

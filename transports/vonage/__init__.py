@@ -1,0 +1,1 @@
+"""Vonage Voice API WebSockets: the NCCO answer, signed webhooks (JWT), the codec, a simulated carrier."""
