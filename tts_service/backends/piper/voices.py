@@ -139,19 +139,11 @@ def _parse(raw: Any) -> VoiceConfig:
     )
 
 
-def language_matches(asked: str, language: str) -> bool:
-    """Whether a voice of ``language`` (``en-US``) speaks ``asked`` (``en``, ``en-us``, ``en_US``)."""
-    a = asked.strip().replace("_", "-").lower()
-    have = language.lower()
-    return bool(a) and (have == a or have.startswith(a + "-") or a.startswith(have + "-"))
-
-
 __all__ = [
     "VOICES_ENV",
     "VoiceConfig",
     "VoiceConfigError",
     "VoiceFiles",
-    "language_matches",
     "locate",
     "read_config",
     "scan",
