@@ -57,8 +57,11 @@ log = logging.getLogger("warmline.piper")
 SAMPLE_RATE = 22050
 #: speech may start a little before its first phoneme's frames: keep this much (in seconds)
 LEAD_MARGIN_S = 0.05
-#: noise values per id first offered to the flow's draw (frames per id x channels); doubled on a miss
+#: noise values per id first offered to the flow's draw (frames per id x channels); x4 on a miss
 NOISE_PER_ID = 4096
+#: one buffer of standard normal noise shared by every voice; each call reads the graph's draws
+#: from offsets its seed picks (drawing ~10^5 values per call cost as much as a tenth of a unit)
+NOISE_BUFFER = 1 << 22
 
 
 class PiperVoiceState(VoiceState):
@@ -110,6 +113,7 @@ class PiperBackend:
             speed_range=(0.5, 2.0),
         )
         self._lock = threading.Lock()
+        self._noise = np.zeros(0, np.float32)
         self._voices: dict[str, _Voice] = {}
         self._espeaks: dict[str, Espeak] = {}
         #: voices found but not served, with why
@@ -120,6 +124,8 @@ class PiperBackend:
     def load(self) -> None:
         """Load every voice (the ones asked for, else every voice in the folders) and warm each."""
         found = [locate(spec, self._dirs) for spec in self._asked] if self._asked else scan(self._dirs)
+        if not len(self._noise):
+            self._noise = np.random.default_rng(0).standard_normal(NOISE_BUFFER, np.float32)
         if not found:
             where = ", ".join(str(d) for d in self._dirs) or "nowhere (no voices_dir, $WARMLINE_VOICES unset)"
             raise UnknownVoiceError(f"no Piper voices: looked for NAME.onnx in {where}")
@@ -264,7 +270,11 @@ class PiperBackend:
         for attempt in range(4):
             rng = np.random.default_rng(seed)
             for name in NOISE_INPUTS[: voice.graph.noises]:
-                feeds[name] = rng.standard_normal(size, np.float32)
+                if size < len(self._noise):
+                    start = int(rng.integers(0, len(self._noise) - size))
+                    feeds[name] = self._noise[start : start + size]
+                else:
+                    feeds[name] = rng.standard_normal(size, np.float32)
             try:
                 audio, ceil = voice.graph.session.run(None, feeds)
                 break
