@@ -33,7 +33,7 @@ from tts_service.benchmark.texts import LONG_TEXT
 from tts_service.engine.ports import UnitBackend
 
 JSON_NAME = "piper_bench.json"
-RAMPS = {"hibari": (25, 50, 100, 150, 200), "piper": (2, 4, 6, 8, 10, 12, 16, 20, 24)}
+RAMPS = {"hibari": (5, 10, 25, 50, 100, 150, 200), "piper": (1, 2, 3, 4, 6, 8, 12, 16, 24)}
 QUICK_RAMPS = {"hibari": (10, 25), "piper": (2, 4)}
 
 

@@ -116,6 +116,7 @@ class PiperBackend:
         self._noise = np.zeros(0, np.float32)
         self._voices: dict[str, _Voice] = {}
         self._espeaks: dict[str, Espeak] = {}
+        self._graphs: dict[Path, PiperSession] = {}
         #: voices found but not served, with why
         self.skipped: dict[str, str] = {}
 
@@ -198,15 +199,19 @@ class PiperBackend:
 
     def _load_voice(self, files: VoiceFiles) -> None:
         config = read_config(files)
-        try:
-            graph = open_piper_session(str(files.model), self._threads)
-        except PiperGraphError as exc:
-            raise ModelNotAvailableError(f"piper voice {files.name!r}: {files.model}: {exc}") from exc
         with self._lock:
             espeak = self._espeaks.get(config.espeak_voice)
             if espeak is None:
                 espeak = Espeak(config.espeak_voice)
                 self._espeaks[config.espeak_voice] = espeak
+        model = files.model.resolve()
+        graph = self._graphs.get(model)  # two configs over one graph (a language, a speaker set) share it
+        if graph is None:
+            try:
+                graph = open_piper_session(str(model), self._threads)
+            except PiperGraphError as exc:
+                raise ModelNotAvailableError(f"piper voice {files.name!r}: {files.model}: {exc}") from exc
+            self._graphs[model] = graph
         voice = _Voice(files, config, graph, espeak)
         if graph.multi_speaker != (config.num_speakers > 1):
             raise ModelNotAvailableError(
