@@ -12,7 +12,9 @@ import pytest
 from asr import DISTRACTORS, heard
 from pipecat.frames.frames import ErrorFrame, TTSUpdateSettingsFrame
 from piper_voices import GERMAN, JOE, joe_and_german
+from test_pipecat_remote import remote_service, warmline_serve
 from test_pipecat_service import Call, audio_of, running, tokens
+from test_turn_taking_pipeline import until
 
 from tts_service.backends.piper.backend import PiperBackend
 from tts_service.engine.session import SessionConfig
@@ -65,6 +67,32 @@ def test_pipecat_switches_language_between_two_turns_and_the_context_holds_both(
     english = np.frombuffer(b"".join(f.audio for f in frames if f.context_id == contexts[0]), "<i2")
     said = heard(ENGLISH)
     assert recognizer(english, 24000, [said, *DISTRACTORS]) == said
+
+
+def test_pipecat_over_a_remote_engine_switches_language_between_two_turns(backend: PiperBackend) -> None:
+    """The same switch when the bot's engine is a ``warmline serve`` (``url=``): the language goes
+    over the wire in ``config`` and the server picks the German voice for the second answer."""
+
+    async def main() -> tuple[Call, list[tuple[str, str]]]:
+        async with warmline_serve(backend) as (_, url):
+            service = remote_service(url, language="en-US")
+            call = Call(service)
+            seen: list[tuple[str, str]] = []
+            async with running(call):
+                for text, language in ((ENGLISH, None), (GERMAN_TEXT, "de")):
+                    if language is not None:
+                        delta = WarmlineTTSService.Settings(language=language)
+                        await call.send(TTSUpdateSettingsFrame(delta=delta))
+                    await call.answer(*tokens(text))
+                    count = len(call.assistant_text()) + 1
+                    await until(lambda n=count: len(call.assistant_text()) == n, "the answer's end")
+                    assert service.session is not None
+                    seen.append((text, service.session.config.voice or ""))
+        return call, seen
+
+    call, seen = asyncio.run(main())
+    assert call.assistant_text() == [ENGLISH, GERMAN_TEXT]
+    assert seen == [(ENGLISH, JOE), (GERMAN_TEXT, GERMAN)]
 
 
 def test_pipecat_reports_a_language_no_voice_speaks(backend: PiperBackend) -> None:

@@ -172,6 +172,8 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         #: which LLM text is passed on, in whole words (``text``)
         self._text_in = AnswerText()
         self._warm = False
+        #: the language last sent to a remote engine's session (it resolves a language itself)
+        self._remote_language: tuple[AdapterSession, str | None] | None = None
 
     # -- Pipecat surface ----------------------------------------------------------------------
 
@@ -327,9 +329,16 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         """Bring the idle session's voice and speed up to date with the service's settings."""
         try:
             change = self._settings.changes_for(session.config, self._default_voice, self._local_backend)
-            if change is None:
+            language = None
+            if self._local_backend is None:  # a remote engine picks the voice for a language itself
+                asked = self._settings.language_code()
+                language = asked if (session, asked) != self._remote_language else None
+            if change is None and language is None:
                 return
-            await session.configure(voice=change[0], speed=change[1])
+            voice, speed = change or (None, None)
+            await session.configure(voice=voice, speed=speed, language=language)
+            if language is not None:
+                self._remote_language = (session, language)
         except WarmlineError as exc:
             await self.push_error(f"{self}: settings not applied: {exc}", exception=exc)
 

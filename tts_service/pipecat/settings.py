@@ -38,11 +38,15 @@ class WarmlineTTSSettings(TTSSettings):
         ``backend``, one that speaks it) and the speed (1.0) to speak with."""
         voice = (self.voice if is_given(self.voice) else None) or default_voice
         speed = self.speed if is_given(self.speed) else None
-        language = self.language if is_given(self.language) else None
-        if language is not None and backend is not None:
-            code = str(getattr(language, "value", language))
+        code = self.language_code()
+        if code is not None and backend is not None:
             voice = choose_voice(backend, current=voice or backend.default_voice, voice=None, language=code)
         return voice, float(speed) if speed is not None else 1.0
+
+    def language_code(self) -> str | None:
+        """The language asked for (``de``, ``en-US``), or None."""
+        language = self.language if is_given(self.language) else None
+        return None if language is None else str(getattr(language, "value", language))
 
     def changes_for(
         self, config: SessionConfig, default_voice: str | None, backend: Backend | None = None
