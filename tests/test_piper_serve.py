@@ -8,6 +8,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +32,7 @@ from tts_service.errors import InvalidInputError
 ENGLISH_TEXT = "Thank you for calling."
 GERMAN_TEXT = "Der Zug fährt um zwölf Uhr ab."
 Recognize = Callable[..., str | None]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +123,42 @@ def test_openai_voices_list_languages_and_speech_takes_any_loaded_voice(
         assert len(german) > 0 and german != english
 
     run_with_server(backend, body)
+
+
+def _pythonpath() -> str:
+    """This checkout first, so the server the test starts is the code under test."""
+    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+
+
+def test_warmline_serve_with_a_voices_dir_serves_every_voice_in_it(voices_dir: Path, tmp_path: Path) -> None:
+    """``warmline serve --backend piper --voices-dir DIR`` as a user runs it: every voice in DIR is
+    listed with its language, a broken one is named on stderr and skipped, Ctrl-C stops it."""
+    folder = tmp_path / "voices"
+    shutil.copytree(voices_dir, folder, symlinks=True)
+    (folder / "xx-broken.onnx").write_bytes(b"not a model")
+    (folder / "xx-broken.onnx.json").write_text((folder / f"{JOE}.onnx.json").read_text(encoding="utf-8"))
+    argv = [sys.executable, "-m", "agent.cli", "serve", "--backend", "piper", "--voices-dir", str(folder)]
+    proc = subprocess.Popen(
+        [*argv, "--port", "0"],
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": _pythonpath()},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()  # the one line printed once the voices are loaded
+        address = re.search(r"http://([\d.]+:\d+)/", banner)
+        assert address, banner
+        with urllib.request.urlopen(f"http://{address.group(1)}/v1/audio/voices", timeout=30) as resp:
+            listed = json.loads(resp.read())
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, stderr = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, stderr = proc.communicate()
+    assert [(v["id"], v["language"]) for v in listed["voices"]] == [(GERMAN, "de-DE"), (JOE, "en-US")]
+    assert "piper voice xx-broken skipped" in stderr
+    assert proc.returncode == 0 and "Traceback" not in stderr, stderr[-2000:]
