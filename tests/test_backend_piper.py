@@ -16,7 +16,7 @@ from engine_helpers import events_of, frames_of, pump, pump_frames, words_of
 from tts_service.backends import available_backends, create_backend
 from tts_service.backends.piper.backend import SAMPLE_RATE, PiperBackend, PiperVoiceState
 from tts_service.backends.piper.phonemes import to_ids
-from tts_service.backends.piper.piper_compat import NOISE_INPUTS, open_piper_session
+from tts_service.backends.piper.piper_compat import MAX_FRAMES_INPUT, NOISE_INPUTS, open_piper_session
 from tts_service.backends.piper.voices import VoiceFiles, read_config
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.ports import UnitBackend
@@ -73,17 +73,36 @@ def test_graph_durations_add_up_to_the_audio(speed: float) -> None:
     config = read_config(files)
     graph = open_piper_session(str(files.model), threads=1)
     assert not graph.multi_speaker and graph.noises == 2
-    ids = to_ids("həlˈoʊ wˈɜːld.", config.phoneme_ids).ids
+    ids = to_ids("ʃˈʊɹ, həlˈoʊ,", config.phoneme_ids).ids
     rng = np.random.default_rng(0)
     feeds = {
         "input": np.asarray([ids], np.int64),
         "input_lengths": np.asarray([len(ids)], np.int64),
         "scales": np.asarray([0.667, 1 / speed, 0.8], np.float32),
         **{n: rng.standard_normal(200_000, np.float32) for n in NOISE_INPUTS},
+        MAX_FRAMES_INPUT: np.full(len(ids), np.inf, np.float32),
     }
     audio, durations = graph.session.run(None, feeds)
     assert durations.size == len(ids)
     assert int(durations.sum()) * HOP == audio.size
+    # capping the last id (the end of sentence) to one frame shortens the audio by just that much
+    feeds[MAX_FRAMES_INPUT][-1] = 1.0
+    capped_audio, capped = graph.session.run(None, feeds)
+    assert capped.reshape(-1)[-1] == min(1, durations.reshape(-1)[-1])
+    np.testing.assert_array_equal(capped.reshape(-1)[:-1], durations.reshape(-1)[:-1])
+    assert int(capped.sum()) * HOP == capped_audio.size
+
+
+def test_the_end_of_sentence_silence_is_not_rendered(
+    piper_backend: PiperBackend, state: PiperVoiceState
+) -> None:
+    """The model gives the end-of-sentence id ten frames and more of silence ("Sure," thirteen),
+    which the engine would cut at ``speech_end``; the backend caps it at one frame, so the decoder
+    never renders it: one hop of audio lies past the speech span, the comma's pause before it."""
+    for seed in range(3):
+        unit = piper_backend.synthesize(state, "Sure,", speed=1.0, seed=seed)
+        assert len(unit.samples) - unit.speech_end == HOP
+        assert unit.speech_end - unit.words[-1].end_sample > 0.05 * SAMPLE_RATE  # the comma's pause
 
 
 def test_same_seed_is_identical_and_different_seeds_differ(

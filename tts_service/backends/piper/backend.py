@@ -28,6 +28,7 @@ import soxr
 
 from tts_service.backends.piper.phonemes import Espeak, to_ids
 from tts_service.backends.piper.piper_compat import (
+    MAX_FRAMES_INPUT,
     NOISE_INPUTS,
     PiperGraphError,
     PiperSession,
@@ -271,6 +272,10 @@ class PiperBackend:
         }
         if speaker is not None:
             feeds["sid"] = np.asarray([speaker], np.int64)
+        # the end-of-sentence id's silence is cut anyway (speech_end): one frame, not ten or more
+        max_frames = np.full(len(ids), np.inf, np.float32)
+        max_frames[-1] = 1.0
+        feeds[MAX_FRAMES_INPUT] = max_frames
         size = len(ids) * NOISE_PER_ID * max(1, round(1 / speed))
         for attempt in range(4):
             rng = np.random.default_rng(seed)
