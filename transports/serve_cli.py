@@ -117,7 +117,14 @@ def _serve_on_ray(args: argparse.Namespace, settings: ServerSettings) -> int:
         replica_cpus=args.replica_cpus,
     )
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while Ray is still starting
-        serve_on_ray(settings, options, backend=args.backend, workers=args.workers, drain_s=args.drain_s)
+        serve_on_ray(
+            settings,
+            options,
+            backend=args.backend,
+            backend_options=backend_options(args),
+            workers=args.workers,
+            drain_s=args.drain_s,
+        )
     print("warmline: stopped", file=sys.stderr)
     return 0
 
