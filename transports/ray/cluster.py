@@ -25,7 +25,7 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, cast
@@ -124,6 +124,7 @@ def serve_on_ray(
     options: RayOptions,
     *,
     backend: str = "hibari",
+    backend_options: Mapping[str, Any] | None = None,
     workers: int = 2,
     drain_s: float = 30.0,
     banner: bool = True,
@@ -164,7 +165,14 @@ def serve_on_ray(
             request_router_config=RequestRouterConfig(**router),
             **options.scaling(settings.max_sessions),
         )
-        config = ReplicaConfig(APP_NAME, settings, backend=backend, workers=workers, drain_s=drain_s)
+        config = ReplicaConfig(
+            APP_NAME,
+            settings,
+            backend=backend,
+            backend_options=dict(backend_options or {}),
+            workers=workers,
+            drain_s=drain_s,
+        )
         signals = _Signals()
         with signals.installed():
             serve.run(deployment.bind(config), name=APP_NAME, route_prefix="/", blocking=False)

@@ -23,7 +23,8 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ray import serve
@@ -50,6 +51,8 @@ class ReplicaConfig:
     app_name: str
     settings: ServerSettings
     backend: str = "hibari"
+    #: keyword options of ``create_backend`` (piper: ``voices_dir``, ``default_voice``)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 2
     #: how long a replica Ray stops alone lets its turns finish (the server's ``--drain-s``)
     drain_s: float = 30.0
@@ -96,9 +99,8 @@ class WarmlineReplica:
         _log_to_stderr()
         self.replica_id = serve.get_replica_context().replica_id.unique_id
         settings = dataclasses.replace(config.settings, replica=self.replica_id)
-        self._runtime = EngineRuntime(
-            create_backend(config.backend), workers=config.workers, max_sessions=settings.max_sessions
-        )
+        backend = create_backend(config.backend, **config.backend_options)
+        self._runtime = EngineRuntime(backend, workers=config.workers, max_sessions=settings.max_sessions)
         await self._runtime.start()
         await check_voice(settings, self._runtime)
         self._registry = find_registry(config.app_name)

@@ -63,6 +63,7 @@ from tts_service.engine.reading.lexicon import lexicon_from_mapping
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import FRAME_S, Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame
 from tts_service.errors import InvalidStateError, WarmlineError
+from tts_service.languages import voice_catalog
 from tts_service.runtime import RuntimeSession
 
 log = logging.getLogger("warmline.ws")
@@ -123,6 +124,8 @@ class WsConnection:
                 encoding=self._encoding,
                 voice=self._voice,
                 replica=self._settings.replica,
+                language=self._session.language,
+                voices=voice_catalog(self._session.runtime_backend),
             )
         )
         tasks = [
@@ -307,13 +310,16 @@ class WsConnection:
         if command.lexicon is not None:  # checked before anything changes: a bad one changes nothing
             symbols = self._session.engine.backend.capabilities.phoneme_symbols
             lexicon = lexicon_from_mapping(command.lexicon, symbols=symbols)
-        changes = (command.voice, command.speed, command.sample_rate, lexicon)
+        changes = (command.voice, command.speed, command.sample_rate, lexicon, command.language)
         if any(change is not None for change in changes):
             await self._session.configure(
-                voice=command.voice, speed=command.speed, sample_rate=command.sample_rate, lexicon=lexicon
+                voice=command.voice,
+                speed=command.speed,
+                sample_rate=command.sample_rate,
+                lexicon=lexicon,
+                language=command.language,
             )
-        if command.voice is not None:
-            self._voice = command.voice
+        self._voice = self._session.voice
         if command.encoding is not None:
             self._encoding = command.encoding
         if command.word_timestamps is not None:
@@ -328,6 +334,7 @@ class WsConnection:
                 speed=float(self._session.engine.config.speed),
                 word_timestamps=self._word_timestamps,
                 streaming=self._streaming,
+                language=self._session.language,
             )
         )
 

@@ -164,6 +164,7 @@ class EngineSession:
         sample_format: SampleFormat | str | None = None,
         voice_state: VoiceState | None = None,
         lexicon: Lexicon | None = None,
+        language: str | None = None,
     ) -> SessionConfig:
         """Change settings between turns (state IDLE); all are checked before any is applied.
 
@@ -181,6 +182,8 @@ class EngineSession:
             new = replace(new, voice=voice)
         if lexicon is not None:
             new = replace(new, lexicon=lexicon)
+        if language is not None:
+            new = replace(new, language=language)
         check_config(new, self._caps)
         if voice_state is None and voice is not None and voice != (self._config.voice or ""):
             voice_state = self._backend.new_voice_state(voice, seed=new.seed)

@@ -44,13 +44,13 @@ class SpeakableStage:
     ) -> None:
         self._keep_speaker_tags = capabilities.speaker_tags
         self._phonemes_ok = bool(capabilities.phoneme_symbols)
-        self._language = language
+        self._language = _primary(language)
         self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
 
     def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
         """Read the next units in ``language`` with ``lexicon`` (between turns)."""
-        self._language = language
+        self._language = _primary(language)
         self._lexicon = lexicon
 
     @property
@@ -87,6 +87,11 @@ class SpeakableStage:
     def reset(self) -> None:
         """A new answer (or the rest of one dropped): outside any code block again."""
         self._in_code_block = False
+
+
+def _primary(language: str) -> str:
+    """The reader's name for a BCP 47 language: its primary subtag ("en-US", "en_gb" -> "en")."""
+    return language.strip().replace("_", "-").split("-")[0].lower()
 
 
 def _cut_long_words(reading: Reading) -> tuple[str, tuple[int, ...]]:

@@ -60,6 +60,7 @@ from tts_service.engine.session import SessionConfig
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
+from tts_service.languages import choose_voice
 from tts_service.livekit.compat import FLUSH, mark_started, pushed_input
 from tts_service.runtime import EngineRuntime, RuntimeSession
 from tts_service.runtime.warmup import warm_backend, warm_runtime
@@ -79,6 +80,8 @@ class _Options:
     voice: str | None
     speed: float
     sample_rate: int
+    #: BCP 47; the voice if it speaks it, else a loaded voice that does (``languages.choose_voice``)
+    language: str | None = None
 
 
 class WarmlineTTS(tts.TTS[Never]):
@@ -98,6 +101,7 @@ class WarmlineTTS(tts.TTS[Never]):
         voice: str | None = None,
         speed: float = 1.0,
         sample_rate: int = 24000,
+        language: str | None = None,
         runtime: EngineRuntime | None = None,
         backend: Backend | None = None,
         backend_name: str = "hibari",
@@ -119,7 +123,9 @@ class WarmlineTTS(tts.TTS[Never]):
         self._session_config = session_config or SessionConfig()
         if lexicon is not None:
             self._set_lexicon(lexicon)
-        self._opts = _Options(voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate)
+        self._opts = _Options(
+            voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate, language=language
+        )
         self._max_lead_s = max_lead_s
         self._starting: asyncio.Task[None] | None = None
         #: the warm-up turn has been said at this TTS's settings (``prewarm``)
@@ -147,9 +153,11 @@ class WarmlineTTS(tts.TTS[Never]):
         *,
         voice: str | None = None,
         speed: float | None = None,
+        language: str | None = None,
         lexicon: Lexicon | Mapping[str, str] | None = None,
     ) -> None:
-        """Voice, speed and lexicon for the streams opened from now on (one running keeps its own).
+        """Voice, speed, language and lexicon for the streams opened from now on (one running keeps
+        its own).
 
         A lexicon (``Lexicon``, or ``{"word": "respelling" or "/phonemes/"}``) that does not parse
         raises LexiconError and changes nothing.
@@ -160,6 +168,7 @@ class WarmlineTTS(tts.TTS[Never]):
             self._opts,
             voice=voice if voice is not None else self._opts.voice,
             speed=speed if speed is not None else self._opts.speed,
+            language=language if language is not None else self._opts.language,
         )
 
     @property
@@ -238,7 +247,13 @@ class WarmlineTTS(tts.TTS[Never]):
         try:
             try:
                 await asyncio.shield(self._ensure_starting())
-                session = await self._runtime.open_session(self._stream_config())
+                config = self._stream_config()
+                if self._opts.language is not None:
+                    backend = self._runtime.backend
+                    current = config.voice or backend.default_voice
+                    voice = choose_voice(backend, current=current, voice=None, language=self._opts.language)
+                    config = replace(config, voice=voice)
+                session = await self._runtime.open_session(config)
             except WarmlineError as exc:
                 raise APIError(f"warmline: {exc}", retryable=False) from exc
             async with session:

@@ -200,15 +200,16 @@ class RemoteSession:
         speed: float | None = None,
         sample_rate: int | None = None,
         sample_format: object | None = None,
+        language: str | None = None,
     ) -> SessionConfig:
-        """A new voice or speed between turns, confirmed by the server; the config in force."""
+        """A new voice, speed or language between turns, confirmed by the server; the config in force."""
         if sample_rate is not None or sample_format is not None:
             raise InvalidInputError("a remote session keeps the rate and format it was opened with")
-        if voice is None and speed is None:
+        if voice is None and speed is None and language is None:
             return self.config
         if self._configured is not None and not self._configured.done():
             raise WarmlineError("configure() is already waiting for the server")
-        self._wire.configure(voice=voice, speed=speed)
+        self._wire.configure(voice=voice, speed=speed, language=language)
         self._configured = asyncio.get_running_loop().create_future()
         self._to_send.set()
         try:

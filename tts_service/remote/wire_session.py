@@ -178,10 +178,13 @@ class WireSession:
         notices, self._notices = self._notices, []
         return notices
 
-    def configure(self, *, voice: str | None = None, speed: float | None = None) -> None:
-        """Queue a ``config`` with a new voice or speed (between turns); ``configured`` confirms it."""
+    def configure(
+        self, *, voice: str | None = None, speed: float | None = None, language: str | None = None
+    ) -> None:
+        """Queue a ``config`` with a new voice, speed or language (between turns); ``configured``
+        confirms it (the server picks the voice a language asks for)."""
         check_configure(self._state)
-        self._send(wp.ConfigureCommand(voice=voice, speed=speed))
+        self._send(wp.ConfigureCommand(voice=voice, speed=speed, language=language))
 
     # -- verbs (EngineSession's table) ---------------------------------------------------------
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from types import TracebackType
 
 from tts_service.engine.clock import Clock, monotonic
@@ -37,6 +38,7 @@ from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
 from tts_service.errors import CapacityError, InvalidStateError
+from tts_service.languages import choose_voice, voice_language
 from tts_service.runtime.scheduler import RuntimeStats, Scheduler
 
 
@@ -142,6 +144,10 @@ class EngineRuntime:
         if len(self._sessions) >= self.max_sessions:
             raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
         config = config or SessionConfig()
+        # the text is read in the language the voice speaks (a German voice reads "12" as zwölf)
+        config = replace(
+            config, language=voice_language(self.backend, config.voice or self.backend.default_voice)
+        )
         state = await self.voice_state(config.voice, config.seed)
         if len(self._sessions) >= self.max_sessions:  # re-check: others may have opened meanwhile
             raise CapacityError(f"this runtime already serves {self.max_sessions} sessions")
@@ -190,6 +196,21 @@ class RuntimeSession:
     @property
     def sample_rate(self) -> int:
         return self._engine.sample_rate
+
+    @property
+    def voice(self) -> str:
+        """The voice in force."""
+        return self._engine.config.voice or self._runtime.backend.default_voice
+
+    @property
+    def runtime_backend(self) -> Backend:
+        """The warm backend this session's runtime shares with every other session."""
+        return self._runtime.backend
+
+    @property
+    def language(self) -> str:
+        """The language the voice in force speaks (BCP 47)."""
+        return voice_language(self._runtime.backend, self.voice)
 
     @property
     def closed(self) -> bool:
@@ -255,8 +276,15 @@ class RuntimeSession:
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
         lexicon: Lexicon | None = None,
+        language: str | None = None,
     ) -> SessionConfig:
-        """Change settings between turns (a new voice is loaded off the loop); the new config."""
+        """Change settings between turns (a new voice is loaded off the loop); the new config.
+
+        ``language`` (BCP 47) keeps the voice if it speaks it, else switches to a loaded voice
+        that does (``tts_service.languages.choose_voice``); raises UnsupportedLanguageError.
+        """
+        if language is not None:
+            voice = choose_voice(self._runtime.backend, current=self.voice, voice=voice, language=language)
         seed = self._engine.config.seed
         state = await self._runtime.voice_state(voice, seed) if voice is not None else None
         return self._engine.configure(
@@ -266,6 +294,7 @@ class RuntimeSession:
             sample_format=sample_format,
             voice_state=state,
             lexicon=lexicon,
+            language=voice_language(self._runtime.backend, voice) if voice is not None else None,
         )
 
     async def aclose(self) -> None:
