@@ -70,6 +70,8 @@ def loads(data: str | bytes, carrier: str) -> dict[str, Any]:
         message = json.loads(data)
     except ValueError as exc:
         raise CarrierMalformedError(carrier, f"not JSON: {exc}") from exc
+    except RecursionError:  # nested past the parser's depth, as Twilio's codec refuses it
+        raise CarrierMalformedError(carrier, f"nested too deeply: no {carrier} message is") from None
     if not isinstance(message, dict):
         raise CarrierMalformedError(carrier, f"a message is a JSON object, not {type(message).__name__}")
     return message

@@ -105,7 +105,7 @@ def vonage_routes(
 def _json_fields(body: bytes) -> dict[str, str]:
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return {}
     if not isinstance(data, dict):
         return {}
