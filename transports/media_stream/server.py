@@ -124,16 +124,11 @@ def stream_route(
         return call
 
     async def endpoint(websocket: WebSocket) -> None:
-        name = f"{dialect.name}-{next(call_ids)}"
-        if authorized is not None and not authorized(websocket):
-            log.warning(
-                "%s: refused a stream from %s: not signed as %s signs", name, peer(websocket), dialect.name
-            )
-            await websocket.close(1008, f"invalid {dialect.name} signature")  # before accept: HTTP 403
-            return
+        signed = authorized is None or authorized(websocket)
         await serve_admitted(
             websocket,
-            name,
+            f"{dialect.name}-{next(call_ids)}",
+            unsigned=None if signed else f"invalid {dialect.name} signature",
             open_call=open_call,
             bot=bot,
             slots=slots,

@@ -168,14 +168,11 @@ def twilio_routes(
         return Response(document, media_type="application/xml")
 
     async def stream_endpoint(websocket: WebSocket) -> None:
-        name = f"twilio-{next(call_ids)}"
-        if not _signed(websocket, settings, {}, websocket=True):
-            log.warning("%s: refused a stream from %s: invalid Twilio signature", name, peer(websocket))
-            await websocket.close(1008, "invalid Twilio signature")  # before accept: HTTP 403
-            return
+        signed = _signed(websocket, settings, {}, websocket=True)
         await serve_admitted(
             websocket,
-            name,
+            f"twilio-{next(call_ids)}",
+            unsigned=None if signed else "invalid Twilio signature",
             open_call=open_call,
             bot=bot,
             slots=call_slots,

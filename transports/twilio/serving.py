@@ -46,8 +46,14 @@ async def serve_admitted(
     drain: Drain | None,
     end_grace_s: float,
     log: logging.Logger,
+    unsigned: str | None = None,
 ) -> None:
-    """Accept a stream whose upgrade was approved and serve it as one call (see the module doc)."""
+    """Accept a stream and serve it as one call (see the module doc); with ``unsigned`` (why its
+    upgrade request is not the carrier's), refuse it before the accept: 1008, sent as HTTP 403."""
+    if unsigned is not None:
+        log.warning("%s: refused a stream from %s: %s", name, peer(websocket), unsigned)
+        await websocket.close(1008, unsigned)
+        return
     await websocket.accept()
     if drain is not None and drain.draining:
         log.info("%s: refused: the server is draining", name)
