@@ -109,6 +109,35 @@ def integer(
     return value
 
 
+def optional_string(message: Mapping[str, Any], key: str) -> str:
+    """A string the bridge passes on but does not need (an account id): ``-`` when absent or empty."""
+    value = message.get(key)
+    return value if isinstance(value, str) and value else "-"
+
+
+def string_map(message: Mapping[str, Any], key: str, where: str, carrier: str) -> dict[str, str]:
+    """An object of strings to strings (the start's custom parameters); ``{}`` when absent."""
+    value = message.get(key) or {}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise CarrierMalformedError(carrier, f"{where}: {key!r} must map strings to strings")
+    return dict(value)
+
+
+def mark_name(message: Mapping[str, Any], key: str, where: str, carrier: str) -> str:
+    """The name of a mark (its echo, or the bot's own): a non-empty string of a mark name's size."""
+    return string(message, key, where, carrier, max_chars=tp.MAX_MARK_NAME_CHARS)
+
+
+def dtmf_digit(message: Mapping[str, Any], key: str, where: str, carrier: str) -> str:
+    """One keypad digit (``0``-``9``, ``*``, ``#``, ``A``-``D``)."""
+    digit = string(message, key, where, carrier, max_chars=1)
+    if digit not in tp.DTMF_DIGITS:
+        raise CarrierMalformedError(carrier, f"{where}: {digit!r} is not a keypad digit")
+    return digit
+
+
 def payload(text: object, carrier: str, *, sample_bytes: int = 1) -> bytes:
     """The bytes of a base64 audio payload: 1 to MAX_PAYLOAD_BYTES, whole samples."""
     if not isinstance(text, str) or not text:
@@ -141,10 +170,14 @@ __all__ = [
     "CarrierMediaFormatError",
     "CarrierOutOfOrderError",
     "b64",
+    "dtmf_digit",
     "dumps",
     "integer",
     "loads",
+    "mark_name",
     "obj",
+    "optional_string",
     "payload",
     "string",
+    "string_map",
 ]
