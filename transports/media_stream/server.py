@@ -20,31 +20,24 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
 
-from starlette.requests import HTTPConnection, Request
-from starlette.responses import PlainTextResponse, Response
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
 
 from transports.call_slots import CallSlots
-from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyRefused, read_body
+from transports.drain import Drain
 from transports.media_stream.call import CarrierCall
 from transports.media_stream.stream import Dialect
 from transports.twilio.serving import peer, serve_admitted
+from transports.twilio.webhook import MAX_WEBHOOK_BYTES, form_parameters, read_webhook, webhook_host
 from tts_service.engine.clock import Clock, monotonic
 
 log = logging.getLogger("warmline.carriers")
 
 CarrierBot = Callable[[CarrierCall], Coroutine[Any, Any, None]]
-_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
-#: the largest webhook body read
-MAX_WEBHOOK_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,41 +53,6 @@ class CarrierSettings:
     #: frames sent ahead of the carrier's playback (it holds at most this much of our audio)
     lead_frames: int = 3
     clock: Clock = monotonic
-
-
-def webhook_host(conn: HTTPConnection, public_host: str | None) -> str | None:
-    """The host a webhook's answer points the carrier at: ``public_host``, else a sane Host header."""
-    host = public_host or conn.headers.get("host", "")
-    return host if _HOST.fullmatch(host) else None
-
-
-async def read_webhook(
-    request: Request, *, public_host: str | None, drain: Drain | None
-) -> tuple[str, bytes] | Response:
-    """A carrier webhook's host to answer with and its raw body (64 KiB at most), or the error
-    response to send: 503 while draining, 400 without a usable host, 413 for a large body, 408
-    for one not complete in time."""
-    if drain is not None and drain.draining:
-        return PlainTextResponse(f"{NOT_TAKING}\n", status_code=503)
-    host = webhook_host(request, public_host)
-    if host is None:
-        return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
-    try:
-        body = await read_body(request, max_bytes=MAX_WEBHOOK_BYTES)
-    except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
-        return PlainTextResponse(f"{exc}\n", status_code=exc.status, headers=exc.headers)
-    return host, body
-
-
-def form_parameters(body: bytes, fields: tuple[str, ...]) -> dict[str, str]:
-    """The first non-empty value of each of ``fields`` in a urlencoded webhook body (256 chars)."""
-    form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-    found: dict[str, str] = {}
-    for name in fields:
-        values = [value for value in form.get(name, ()) if value]
-        if values:
-            found[name] = values[0][:256]
-    return found
 
 
 def stream_route(

@@ -39,20 +39,19 @@ import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from transports.call_slots import CallSlots
-from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyRefused, read_body
+from transports.drain import Drain
 from transports.twilio.call import TwilioCall
-from transports.twilio.serving import peer, serve_admitted
+from transports.twilio.serving import serve_admitted
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
+from transports.twilio.webhook import form, form_parameters, read_webhook
 from tts_service.engine.clock import Clock, monotonic
 
 log = logging.getLogger("warmline.twilio")
@@ -60,8 +59,6 @@ log = logging.getLogger("warmline.twilio")
 TwilioBot = Callable[[TwilioCall], Coroutine[Any, Any, None]]
 #: webhook form fields passed on to the bot as stream parameters
 FORWARDED_FIELDS = ("From", "To", "CallSid")
-_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
-_MAX_FORM_BYTES = 64 * 1024
 _SCHEMES = ("http", "https", "ws", "wss")
 
 
@@ -143,27 +140,16 @@ def twilio_routes(
         )
 
     async def twiml_endpoint(request: Request) -> Response:
-        if drain is not None and drain.draining:
-            return PlainTextResponse(f"{NOT_TAKING}\n", status_code=503)
-        host = settings.public_host or request.headers.get("host", "")
-        if not _HOST.fullmatch(host):
-            return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
-        try:
-            body = await read_body(request, max_bytes=_MAX_FORM_BYTES)
-        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
-            return PlainTextResponse(f"{exc}\n", status_code=exc.status, headers=exc.headers)
-        # blank values too: Twilio signs every field it sent, empty ones included
-        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-        if not _signed(request, settings, form, websocket=False):
-            log.warning(
-                "%s: refused a webhook from %s: invalid Twilio signature", request.url.path, peer(request)
-            )
-            return PlainTextResponse("invalid Twilio signature\n", status_code=403)
-        parameters = dict(settings.parameters)
-        for name in FORWARDED_FIELDS:
-            values = [value for value in form.get(name, ()) if value]
-            if values:
-                parameters[name] = values[0][:256]
+        def signed(body: bytes) -> bool:
+            return _signed(request, settings, form(body), websocket=False)
+
+        read = await read_webhook(
+            request, public_host=settings.public_host, drain=drain, verify=signed, carrier="Twilio", log=log
+        )
+        if isinstance(read, Response):
+            return read
+        host, body = read
+        parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
         document = twiml(f"wss://{host}{settings.ws_path}", parameters)
         return Response(document, media_type="application/xml")
 
