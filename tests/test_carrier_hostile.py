@@ -17,6 +17,7 @@ from test_webrtc_endpoint import NO_MUX_SDP
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from transports.media_stream.stream import CarrierStream
 from transports.twilio import protocol as tp
 from tts_service.engine.ports import Backend
 
@@ -157,3 +158,43 @@ def test_max_calls_holds_over_every_route_at_once(
     assert seen["calls"] == MAX_CALLS and seen["taken"] == MAX_CALLS
     assert seen["offer"] == (503, "no room for another call")
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("case", CARRIERS, ids=[c.name for c in CARRIERS])
+def test_a_reader_that_fails_ends_its_carrier_call_and_frees_its_slot(
+    case: CarrierCase,
+    hibari_backend: Backend,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on ``/twilio``: whatever breaks a carrier call's reader (its parser raising a bug's
+    exception), the call ends, its slot and engine session are given back, one ERROR line."""
+    caplog.set_level(logging.INFO, logger="warmline")
+    route = of(case)
+    receive = CarrierStream.receive
+
+    def buggy(self: CarrierStream, data: str | bytes) -> tp.InboundEvent:
+        if data == "boom":
+            raise KeyError("a bug in the reader")
+        return receive(self, data)
+
+    monkeypatch.setattr(CarrierStream, "receive", buggy)
+
+    async def main() -> None:
+        async with agent_server(hibari_backend) as (base, state, runtime):
+            stream = await open_stream(base, route, 1)
+            try:
+                await until(lambda: state.calls[case.name] == 1, "the call to start")
+                await stream[0].send("boom")
+                await asyncio.wait_for(stream[0].wait_closed(), 10)
+                await until(lambda: state.calls[case.name] == 0, "the call to end")
+                await until(lambda: state.slots.taken == 0, "the slot to be given back")
+                await until(lambda: runtime.session_count == 0, "the engine session to close")
+            finally:
+                await hang_up([stream])
+
+    asyncio.run(main())
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1, [r.getMessage() for r in errors]
+    assert "ended (reader_failed): KeyError" in errors[0].getMessage()
+    assert errors[0].exc_info is not None and errors[0].exc_info[0] is KeyError
