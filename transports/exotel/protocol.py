@@ -71,16 +71,7 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
     if event == "start":
         return _parse_start(message, seq, sid)
     if event == "media":
-        media = wire.obj(message, "media", event, CARRIER)
-        pcm = wire.payload(media.get("payload"), CARRIER, sample_bytes=2)
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            to_mulaw(pcm),
-        )
+        return wire.media(wire.obj(message, "media", event, CARRIER), seq, sid, CARRIER, convert=to_mulaw)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
         return tp.Mark(seq, sid, wire.mark_name(mark, "name", "mark", CARRIER))

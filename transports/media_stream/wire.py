@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from transports.twilio import protocol as tp
@@ -138,6 +138,22 @@ def dtmf_digit(message: Mapping[str, Any], key: str, where: str, carrier: str) -
     return digit
 
 
+def media(
+    media: Mapping[str, Any],
+    seq: int,
+    sid: str,
+    carrier: str,
+    *,
+    convert: Callable[[bytes], bytes] | None = None,
+) -> tp.Media:
+    """A ``media`` object (``chunk``, ``timestamp``, base64 ``payload``) as the caller's audio
+    (``convert``: the carrier's 16-bit PCM to mu-law, where it sends that)."""
+    chunk = integer(media, "chunk", "media", carrier)
+    timestamp = integer(media, "timestamp", "media", carrier, default=0)
+    audio = payload(media.get("payload"), carrier, sample_bytes=1 if convert is None else 2)
+    return tp.Media(seq, sid, "inbound", chunk, timestamp, audio if convert is None else convert(audio))
+
+
 def payload(text: object, carrier: str, *, sample_bytes: int = 1) -> bytes:
     """The bytes of a base64 audio payload: 1 to MAX_PAYLOAD_BYTES, whole samples."""
     if not isinstance(text, str) or not text:
@@ -175,6 +191,7 @@ __all__ = [
     "integer",
     "loads",
     "mark_name",
+    "media",
     "obj",
     "optional_string",
     "payload",

@@ -76,14 +76,7 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
         track = media.get("track", "inbound")
         if track != "inbound":
             return IGNORED
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            wire.payload(media.get("payload"), CARRIER),
-        )
+        return wire.media(media, seq, sid, CARRIER)
     if event == "playedStream":
         return tp.Mark(seq, sid, wire.mark_name(message, "name", event, CARRIER))
     if event == "dtmf":

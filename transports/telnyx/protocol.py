@@ -70,14 +70,7 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
         track = media.get("track", "inbound")
         if track != "inbound":
             return IGNORED  # the bot's own audio, when both tracks are streamed
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            wire.payload(media.get("payload"), CARRIER),
-        )
+        return wire.media(media, seq, sid, CARRIER)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
         return tp.Mark(seq, sid, wire.mark_name(mark, "name", "mark", CARRIER))
