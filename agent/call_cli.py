@@ -178,7 +178,12 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=None,
         help="the STT's endpoint (openai: a local server; deepgram: self-hosted)",
     )
-    p.add_argument("--max-calls", type=int, default=DEFAULT_MAX_CALLS, help="per transport")
+    p.add_argument(
+        "--max-calls",
+        type=int,
+        default=DEFAULT_MAX_CALLS,
+        help="calls at once, over every route together (browser, Twilio, the carriers; default %(default)s)",
+    )
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
     p.add_argument(

@@ -1,30 +1,29 @@
 """The carriers ``warmline call`` answers besides Twilio: Telnyx, Plivo, Exotel, Vonage, and a
 company's own Asterisk.
 
-    routes = carrier_routes(phone_bot, settings, drain=drain, others=lambda: calls_elsewhere)
+    routes = carrier_routes(phone_bot, settings, slots=slots, drain=drain)
 
 ``/texml`` and ``/telnyx`` (Telnyx), ``/plivo/answer`` and ``/plivo`` (Plivo), ``/exotel``
 (Exotel's Voicebot applet, configured with the stream URL itself), ``/vonage/answer`` and
 ``/vonage`` (Vonage's NCCO and WebSocket), ``/asterisk`` (``chan_websocket`` from a PBX), each a
 ``transports/<carrier>`` folder over ``transports.media_stream``. Every stream is a
 ``media_stream.call.CarrierCall``, a ``TwilioCall``, so the agent's Twilio bot answers them all.
-They share one ``CallSlots`` of ``--max-calls``, which also counts the calls in progress on the
-other transports (``others``). The server's token reaches each stream as its ``token``
+They take their calls from the server's one ``CallSlots`` of ``--max-calls``, the one ``/twilio``
+and WebRTC take from too. The server's token reaches each stream as its ``token``
 parameter (Exotel's applet URL carries it as ``?token=``); each carrier's signature key (Exotel's
 Basic auth) comes from the environment (``agent.call_cli``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from starlette.routing import BaseRoute
 
 from agent.settings import AgentSettings
 from transports.asterisk.server import AsteriskSettings, asterisk_routes
+from transports.call_slots import CallSlots
 from transports.drain import Drain
 from transports.exotel.server import ExotelSettings, exotel_routes
-from transports.media_stream.server import CallSlots, CarrierBot, CarrierSettings
+from transports.media_stream.server import CarrierBot, CarrierSettings
 from transports.plivo.server import PlivoSettings, plivo_routes
 from transports.telnyx.server import TelnyxSettings, telnyx_routes
 from transports.vonage.server import VonageSettings, vonage_routes
@@ -34,9 +33,8 @@ CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk")
 
 
 def carrier_routes(
-    bot: CarrierBot, settings: AgentSettings, *, drain: Drain, others: Callable[[], int] | None = None
+    bot: CarrierBot, settings: AgentSettings, *, slots: CallSlots, drain: Drain
 ) -> list[BaseRoute]:
-    slots = CallSlots(max_calls=settings.max_calls, others=others)
     parameters = {"token": settings.token} if settings.token else {}
     carrier = CarrierSettings(public_host=settings.public_host)
     telnyx = TelnyxSettings(parameters=parameters, public_key=settings.telnyx_public_key, carrier=carrier)

@@ -46,6 +46,7 @@ from agent.carriers import CARRIERS, carrier_routes
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
 from transports import heap
+from transports.call_slots import CallSlots
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.media_stream.call import CarrierCall
 from transports.process_metrics import register_process_metrics
@@ -135,7 +136,9 @@ def create_agent_app(
         on_llm_requests=metrics.observe_llm_requests,
         on_barge_in=metrics.observe_barge_in,
     )
-    state = AgentState(settings, metrics, drain)
+    # one call limit over every route (WebRTC, Twilio, each carrier): a call takes its slot before
+    # any await and gives it back however it ends
+    state = AgentState(settings, metrics, drain, slots=CallSlots(max_calls=settings.max_calls))
 
     async def twilio_bot(call: TwilioCall) -> None:
         if settings.token and not token_ok(settings.token, call.custom_parameters.get("token")):
@@ -164,13 +167,13 @@ def create_agent_app(
             run_agent(agent, in_sample_rate=16000, out_sample_rate=OPUS_SAMPLE_RATE, name=name),
         )
 
-    endpoint = WebRTCEndpoint(webrtc_bot, max_calls=settings.max_calls, drain=drain)
+    slots = state.slots
+    endpoint = WebRTCEndpoint(webrtc_bot, slots=slots, drain=drain)
     twilio_params = {"token": settings.token} if settings.token else {}
     twilio = TwilioSettings(
         public_host=settings.public_host,
         parameters=twilio_params,
         auth_token=settings.twilio_auth_token,
-        max_calls=settings.max_calls,
     )
 
     @contextlib.asynccontextmanager
@@ -206,14 +209,9 @@ def create_agent_app(
         routes=[
             *call_page_routes("/"),
             *endpoint.routes(),
-            *twilio_routes(twilio_bot, twilio, drain=drain),
-            # the other carriers and Asterisk: the same bot; one limit with the other transports' calls
-            *carrier_routes(
-                twilio_bot,
-                settings,
-                drain=drain,
-                others=lambda: state.calls["twilio"] + state.calls["webrtc"],
-            ),
+            *twilio_routes(twilio_bot, twilio, drain=drain, slots=slots),
+            # the other carriers and Asterisk: the same bot, the same call slots
+            *carrier_routes(twilio_bot, settings, slots=slots, drain=drain),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
         ],
@@ -264,6 +262,8 @@ class AgentState:
     metrics: AgentMetrics
     drain: Drain = dataclasses.field(default_factory=Drain)
     model_loaded: bool = False
+    #: the call slots every route takes from (``--max-calls`` over all of them together)
+    slots: CallSlots = dataclasses.field(default_factory=CallSlots)
     calls: dict[str, int] = dataclasses.field(
         default_factory=lambda: {"twilio": 0, "webrtc": 0, **dict.fromkeys(CARRIERS, 0)}
     )

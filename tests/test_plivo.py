@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 from starlette.applications import Starlette
+from webhooks import no_stream, post
 
 from transports.media_stream.server import CallSlots, CarrierSettings
 from transports.media_stream.stream import IGNORED
@@ -150,19 +149,8 @@ def test_the_answer_xml_streams_the_call_and_refuses_an_unsigned_request() -> No
         auth_token="tok", parameters={"token": "t0k"}, carrier=CarrierSettings(public_host="bot.example.com")
     )
 
-    async def bot(call: object) -> None:
-        raise AssertionError("no stream in this test")
-
-    def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as resp:
-                return resp.status, resp.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
     async def main() -> None:
-        app = Starlette(routes=plivo_routes(bot, settings, slots=CallSlots()))
+        app = Starlette(routes=plivo_routes(no_stream, settings, slots=CallSlots()))
         async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
             url = f"http://{host}:{port}/plivo/answer"
             body = b"CallUUID=abc-1&From=%2B15550100&To=%2B15550199"

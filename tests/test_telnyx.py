@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from starlette.applications import Starlette
+from webhooks import no_stream, post
 
 from transports.media_stream.server import CallSlots, CarrierSettings
 from transports.media_stream.stream import IGNORED
@@ -179,19 +178,8 @@ def test_texml_connects_the_call_to_the_stream_and_refuses_an_unsigned_webhook()
         wall_clock=lambda: now,
     )
 
-    async def bot(call: object) -> None:
-        raise AssertionError("no stream in this test")
-
-    def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-        request = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=10) as resp:
-                return resp.status, resp.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
     async def main() -> None:
-        app = Starlette(routes=telnyx_routes(bot, settings, slots=CallSlots()))
+        app = Starlette(routes=telnyx_routes(no_stream, settings, slots=CallSlots()))
         async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
             url = f"http://{host}:{port}/texml"
             body = b"CallSid=v3%3Aabc&From=%2B15550100&To=%2B15550199"

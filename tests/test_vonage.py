@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import urllib.error
-import urllib.request
 
 import numpy as np
 import pytest
 from starlette.applications import Starlette
+from webhooks import get, no_stream
 
 from transports.media_stream.audio import Decimator, Upsampler
 from transports.media_stream.server import CallSlots, CarrierSettings
@@ -124,18 +123,8 @@ def test_the_answer_url_returns_an_ncco_to_the_stream_and_refuses_an_unsigned_re
         wall_clock=lambda: now,
     )
 
-    async def bot(call: object) -> None:
-        raise AssertionError("no stream in this test")
-
-    def get(url: str, headers: dict[str, str]) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as resp:
-                return resp.status, resp.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
     async def main() -> None:
-        app = Starlette(routes=vonage_routes(bot, settings, slots=CallSlots()))
+        app = Starlette(routes=vonage_routes(no_stream, settings, slots=CallSlots()))
         async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
             url = f"http://{host}:{port}/vonage/answer?uuid=u1&from=447700900000&to=447700900001"
             signed = {"Authorization": "Bearer " + sign_jwt("secret", {"iat": int(now)})}

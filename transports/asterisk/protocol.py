@@ -63,15 +63,12 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent | FlowControl:
     if event == "MEDIA_START":
         return _parse_start(message)
     if event == "MEDIA_MARK_PROCESSED":
-        name = wire.string(message, "correlation_id", event, CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS)
+        name = wire.mark_name(message, "correlation_id", event, CARRIER)
         return tp.Mark(0, "", name)
     if event in ("MEDIA_XOFF", "MEDIA_XON"):
         return FlowControl(paused=event == "MEDIA_XOFF")
     if event == "DTMF_END":
-        digit = wire.string(message, "digit", event, CARRIER, max_chars=1)
-        if digit not in tp.DTMF_DIGITS:
-            raise wire.CarrierMalformedError(CARRIER, f"{event}: {digit!r} is not a keypad digit")
-        return tp.Dtmf(0, "", "inbound", digit)
+        return tp.Dtmf(0, "", "inbound", wire.dtmf_digit(message, "digit", event, CARRIER))
     if event in QUIET_EVENTS:
         return IGNORED
     raise wire.CarrierMalformedError(CARRIER, f"unknown event {str(event)[:40]!r}")
@@ -114,7 +111,7 @@ def parse_outbound(data: str | bytes, channel_id: str) -> tp.OutboundMessage:
     if command == "FLUSH_MEDIA":
         return tp.Clear(channel_id)
     if command == "MARK_MEDIA":
-        name = wire.string(message, "correlation_id", "MARK_MEDIA", CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS)
+        name = wire.mark_name(message, "correlation_id", "MARK_MEDIA", CARRIER)
         return tp.OutboundMark(channel_id, name)
     raise wire.CarrierMalformedError(
         CARRIER, f"a bot sends audio, MARK_MEDIA or FLUSH_MEDIA, not {str(command)[:40]!r}"

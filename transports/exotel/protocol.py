@@ -71,23 +71,12 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
     if event == "start":
         return _parse_start(message, seq, sid)
     if event == "media":
-        media = wire.obj(message, "media", event, CARRIER)
-        pcm = wire.payload(media.get("payload"), CARRIER, sample_bytes=2)
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            to_mulaw(pcm),
-        )
+        return wire.media(wire.obj(message, "media", event, CARRIER), seq, sid, CARRIER, convert=to_mulaw)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
-        return tp.Mark(seq, sid, wire.string(mark, "name", "mark", CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS))
+        return tp.Mark(seq, sid, wire.mark_name(mark, "name", "mark", CARRIER))
     if event == "dtmf":
-        digit = wire.string(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER, max_chars=1)
-        if digit not in tp.DTMF_DIGITS:
-            raise wire.CarrierMalformedError(CARRIER, f"dtmf: {digit!r} is not a keypad digit")
+        digit = wire.dtmf_digit(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER)
         return tp.Dtmf(seq, sid, "inbound", digit)
     return tp.Stop(seq, sid, "-", "-")
 
@@ -104,20 +93,14 @@ def _parse_start(message: Mapping[str, Any], seq: int, sid: str) -> tp.Start:
             f"the stream carries {encoding} at {rate} Hz, {bits} bits; this bridge speaks 16-bit "
             f"{ENCODING} at {SAMPLE_RATE} Hz (the applet's default sample rate)",
         )
-    params = start.get("custom_parameters") or {}
-    if not isinstance(params, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in params.items()
-    ):
-        raise wire.CarrierMalformedError(CARRIER, "start: 'custom_parameters' must map strings to strings")
-    account = start.get("account_sid")
     return tp.Start(
         seq,
         sid,
-        account if isinstance(account, str) and account else "-",
+        wire.optional_string(start, "account_sid"),
         wire.string(start, "call_sid", "start", CARRIER),
         ("inbound",),
         tp.MediaFormat(),
-        dict(params),
+        wire.string_map(start, "custom_parameters", "start", CARRIER),
     )
 
 
@@ -152,9 +135,7 @@ def parse_outbound(data: str | bytes) -> tp.OutboundMessage:
         return tp.Clear(sid)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
-        return tp.OutboundMark(
-            sid, wire.string(mark, "name", "mark", CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS)
-        )
+        return tp.OutboundMark(sid, wire.mark_name(mark, "name", "mark", CARRIER))
     pcm = wire.payload(wire.obj(message, "media", event, CARRIER).get("payload"), CARRIER, sample_bytes=2)
     if len(pcm) % 320:
         raise wire.CarrierBadPayloadError(

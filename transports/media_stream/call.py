@@ -16,13 +16,12 @@ from __future__ import annotations
 import asyncio
 import base64
 
-from starlette.types import Message
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from transports.media_stream.stream import BINARY, CarrierStream, Dialect
 from transports.twilio import protocol as tp
 from transports.twilio import stream as ts
-from transports.twilio.call import SEND_TIMEOUT_S, EndReason, HandshakeError, TwilioCall
+from transports.twilio.call import EndReason, HandshakeError, TwilioCall, read_start
 from tts_service.engine.clock import Clock, monotonic
 
 
@@ -87,19 +86,13 @@ class CarrierCall(TwilioCall):
     ) -> CarrierCall:
         """Read an accepted socket until the stream has started; raises a TwilioProtocolError."""
         stream = dialect.stream()
-        try:
-            async with asyncio.timeout(handshake_timeout_s):
-                while stream.state is not ts.StreamState.STREAMING:
-                    message = await websocket.receive()
-                    if message["type"] == "websocket.disconnect":
-                        raise CarrierHandshakeError(
-                            dialect.name, "the carrier closed the socket before start"
-                        )
-                    stream.receive(_message_data(message))
-        except TimeoutError:
-            raise CarrierHandshakeError(dialect.name, f"no start within {handshake_timeout_s:g} s") from None
-        start = stream.start
-        assert start is not None  # STREAMING is reached only through start
+        start = await read_start(
+            websocket,
+            stream,
+            timeout_s=handshake_timeout_s,
+            refused=lambda why: CarrierHandshakeError(dialect.name, why),
+            awaited="start",
+        )
         return cls(
             websocket,
             stream,
@@ -137,29 +130,12 @@ class CarrierCall(TwilioCall):
         if not text.startswith(BINARY):
             return await super()._send(text)
         data = base64.b64decode(text[len(BINARY) :])
-        try:
-            async with asyncio.timeout(SEND_TIMEOUT_S):
-                await self._ws.send_bytes(data)
-        except TimeoutError:
-            self._end(EndReason.SEND_FAILED, f"a write took over {SEND_TIMEOUT_S:g} s")
-            return False
-        except (WebSocketDisconnect, OSError, RuntimeError) as exc:
-            self._end(EndReason.SEND_FAILED, f"the socket is gone ({type(exc).__name__})")
-            return False
-        return True
+        return await self._write(lambda: self._ws.send_bytes(data))
 
     def _end(self, reason: EndReason, detail: str, *, error: BaseException | None = None) -> None:
         if self.ends_by_close and reason is EndReason.DISCONNECTED:
             reason, detail = EndReason.STOP, f"{self.carrier} closed the socket (its end of a stream)"
         super()._end(reason, detail, error=error)
-
-
-def _message_data(message: Message) -> str | bytes:
-    text = message.get("text")
-    if isinstance(text, str):
-        return text
-    data = message.get("bytes")
-    return data if isinstance(data, bytes) else b""
 
 
 __all__ = ["CarrierCall", "CarrierHandshakeError"]

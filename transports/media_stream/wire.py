@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from transports.twilio import protocol as tp
@@ -70,6 +70,8 @@ def loads(data: str | bytes, carrier: str) -> dict[str, Any]:
         message = json.loads(data)
     except ValueError as exc:
         raise CarrierMalformedError(carrier, f"not JSON: {exc}") from exc
+    except RecursionError:  # nested past the parser's depth, as Twilio's codec refuses it
+        raise CarrierMalformedError(carrier, f"nested too deeply: no {carrier} message is") from None
     if not isinstance(message, dict):
         raise CarrierMalformedError(carrier, f"a message is a JSON object, not {type(message).__name__}")
     return message
@@ -107,6 +109,51 @@ def integer(
     return value
 
 
+def optional_string(message: Mapping[str, Any], key: str) -> str:
+    """A string the bridge passes on but does not need (an account id): ``-`` when absent or empty."""
+    value = message.get(key)
+    return value if isinstance(value, str) and value else "-"
+
+
+def string_map(message: Mapping[str, Any], key: str, where: str, carrier: str) -> dict[str, str]:
+    """An object of strings to strings (the start's custom parameters); ``{}`` when absent."""
+    value = message.get(key) or {}
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise CarrierMalformedError(carrier, f"{where}: {key!r} must map strings to strings")
+    return dict(value)
+
+
+def mark_name(message: Mapping[str, Any], key: str, where: str, carrier: str) -> str:
+    """The name of a mark (its echo, or the bot's own): a non-empty string of a mark name's size."""
+    return string(message, key, where, carrier, max_chars=tp.MAX_MARK_NAME_CHARS)
+
+
+def dtmf_digit(message: Mapping[str, Any], key: str, where: str, carrier: str) -> str:
+    """One keypad digit (``0``-``9``, ``*``, ``#``, ``A``-``D``)."""
+    digit = string(message, key, where, carrier, max_chars=1)
+    if digit not in tp.DTMF_DIGITS:
+        raise CarrierMalformedError(carrier, f"{where}: {digit!r} is not a keypad digit")
+    return digit
+
+
+def media(
+    media: Mapping[str, Any],
+    seq: int,
+    sid: str,
+    carrier: str,
+    *,
+    convert: Callable[[bytes], bytes] | None = None,
+) -> tp.Media:
+    """A ``media`` object (``chunk``, ``timestamp``, base64 ``payload``) as the caller's audio
+    (``convert``: the carrier's 16-bit PCM to mu-law, where it sends that)."""
+    chunk = integer(media, "chunk", "media", carrier)
+    timestamp = integer(media, "timestamp", "media", carrier, default=0)
+    audio = payload(media.get("payload"), carrier, sample_bytes=1 if convert is None else 2)
+    return tp.Media(seq, sid, "inbound", chunk, timestamp, audio if convert is None else convert(audio))
+
+
 def payload(text: object, carrier: str, *, sample_bytes: int = 1) -> bytes:
     """The bytes of a base64 audio payload: 1 to MAX_PAYLOAD_BYTES, whole samples."""
     if not isinstance(text, str) or not text:
@@ -139,10 +186,15 @@ __all__ = [
     "CarrierMediaFormatError",
     "CarrierOutOfOrderError",
     "b64",
+    "dtmf_digit",
     "dumps",
     "integer",
     "loads",
+    "mark_name",
+    "media",
     "obj",
+    "optional_string",
     "payload",
     "string",
+    "string_map",
 ]

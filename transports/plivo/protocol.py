@@ -76,22 +76,11 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
         track = media.get("track", "inbound")
         if track != "inbound":
             return IGNORED
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            wire.payload(media.get("payload"), CARRIER),
-        )
+        return wire.media(media, seq, sid, CARRIER)
     if event == "playedStream":
-        return tp.Mark(
-            seq, sid, wire.string(message, "name", event, CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS)
-        )
+        return tp.Mark(seq, sid, wire.mark_name(message, "name", event, CARRIER))
     if event == "dtmf":
-        digit = wire.string(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER, max_chars=1)
-        if digit not in tp.DTMF_DIGITS:
-            raise wire.CarrierMalformedError(CARRIER, f"dtmf: {digit!r} is not a keypad digit")
+        digit = wire.dtmf_digit(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER)
         return tp.Dtmf(seq, sid, "inbound", digit)
     return tp.Stop(seq, sid, "-", "-")
 
@@ -110,11 +99,10 @@ def _parse_start(message: Mapping[str, Any], seq: int) -> tp.Start:
     tracks = start.get("tracks", ["inbound"])
     if not isinstance(tracks, list) or not tracks or not all(isinstance(t, str) and t for t in tracks):
         raise wire.CarrierMalformedError(CARRIER, "start: 'tracks' must be a non-empty list of strings")
-    account = start.get("accountId")
     return tp.Start(
         seq,
         wire.string(start, "streamId", "start", CARRIER),
-        account if isinstance(account, str) and account else "-",
+        wire.optional_string(start, "accountId"),
         wire.string(start, "callId", "start", CARRIER),
         tuple(tracks),
         tp.MediaFormat(),
@@ -144,7 +132,7 @@ def parse_outbound(data: str | bytes, stream_id: str) -> tp.OutboundMessage:
     if event == "checkpoint":
         return tp.OutboundMark(
             wire.string(message, "streamId", event, CARRIER),
-            wire.string(message, "name", event, CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS),
+            wire.mark_name(message, "name", event, CARRIER),
         )
     if event == "playAudio":
         media = wire.obj(message, "media", event, CARRIER)

@@ -21,11 +21,11 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import urlencode
 from xml.sax.saxutils import escape, quoteattr
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import Drain
@@ -34,13 +34,13 @@ from transports.media_stream.server import (
     CarrierBot,
     CarrierSettings,
     form_parameters,
-    peer,
     read_webhook,
     stream_route,
 )
 from transports.plivo.signature import NONCE_HEADER, SIGNATURE_HEADER, valid_signature
 from transports.plivo.stream import PLIVO
 from transports.twilio.server import public_url
+from transports.twilio.webhook import form
 
 log = logging.getLogger("warmline.plivo")
 
@@ -82,26 +82,25 @@ def plivo_routes(
     settings = settings or PlivoSettings()
 
     async def answer_endpoint(request: Request) -> Response:
-        read = await read_webhook(request, public_host=settings.carrier.public_host, drain=drain)
+        token = settings.auth_token
+
+        def signed(body: bytes) -> bool:
+            assert token is not None
+            url = public_url(request, settings.carrier.public_host, websocket=False)
+            nonce, signature = request.headers.get(NONCE_HEADER), request.headers.get(SIGNATURE_HEADER)
+            return valid_signature(token, "POST", url, form(body), nonce, signature)
+
+        read = await read_webhook(
+            request,
+            public_host=settings.carrier.public_host,
+            drain=drain,
+            verify=signed if token is not None else None,
+            carrier="Plivo",
+            log=log,
+        )
         if isinstance(read, Response):
             return read
         host, body = read
-        if settings.auth_token is not None:
-            url = public_url(request, settings.carrier.public_host, websocket=False)
-            form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-            headers = request.headers
-            if not valid_signature(
-                settings.auth_token,
-                "POST",
-                url,
-                form,
-                headers.get(NONCE_HEADER),
-                headers.get(SIGNATURE_HEADER),
-            ):
-                log.warning(
-                    "%s: refused a webhook from %s: invalid Plivo signature", request.url.path, peer(request)
-                )
-                return PlainTextResponse("invalid Plivo signature\n", status_code=403)
         parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
         url = f"wss://{host}{settings.ws_path}"
         if settings.url_token is not None:  # letters and digits only in extraHeaders: the URL carries it

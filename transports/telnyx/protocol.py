@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from transports.logsafe import loggable
 from transports.media_stream import wire
 from transports.media_stream.stream import IGNORED
 from transports.twilio import protocol as tp
@@ -58,7 +59,7 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
         return tp.Connected("Call", version if isinstance(version, str) and version else "1.0.0")
     if event == "error":
         detail = message.get("payload")
-        log.warning("telnyx reports an error on the stream: %s", str(detail)[:200])
+        log.warning("telnyx reports an error on the stream: %s", loggable(detail))
         return IGNORED
     seq = wire.integer(message, "sequence_number", event, CARRIER, default=0)
     sid = wire.string(message, "stream_id", event, CARRIER)
@@ -69,21 +70,12 @@ def parse_inbound(data: str | bytes) -> tp.InboundEvent:
         track = media.get("track", "inbound")
         if track != "inbound":
             return IGNORED  # the bot's own audio, when both tracks are streamed
-        return tp.Media(
-            seq,
-            sid,
-            "inbound",
-            wire.integer(media, "chunk", "media", CARRIER),
-            wire.integer(media, "timestamp", "media", CARRIER, default=0),
-            wire.payload(media.get("payload"), CARRIER),
-        )
+        return wire.media(media, seq, sid, CARRIER)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
-        return tp.Mark(seq, sid, wire.string(mark, "name", "mark", CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS))
+        return tp.Mark(seq, sid, wire.mark_name(mark, "name", "mark", CARRIER))
     if event == "dtmf":
-        digit = wire.string(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER, max_chars=1)
-        if digit not in tp.DTMF_DIGITS:
-            raise wire.CarrierMalformedError(CARRIER, f"dtmf: {digit!r} is not a keypad digit")
+        digit = wire.dtmf_digit(wire.obj(message, "dtmf", event, CARRIER), "digit", "dtmf", CARRIER)
         return tp.Dtmf(seq, sid, "inbound", digit)
     stop = message.get("stop")
     call = stop.get("call_control_id") if isinstance(stop, dict) else None
@@ -102,20 +94,14 @@ def _parse_start(message: dict[str, Any], seq: int, sid: str) -> tp.Start:
             f"the stream carries {encoding} at {rate} Hz, {channels} channel(s); "
             f"this bridge speaks {ENCODING} at {SAMPLE_RATE} Hz, mono (bidirectionalCodec PCMU)",
         )
-    params = start.get("custom_parameters") or {}
-    if not isinstance(params, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in params.items()
-    ):
-        raise wire.CarrierMalformedError(CARRIER, "start: 'custom_parameters' must map strings to strings")
-    account = start.get("user_id")
     return tp.Start(
         seq,
         sid,
-        account if isinstance(account, str) and account else "-",
+        wire.optional_string(start, "user_id"),
         wire.string(start, "call_control_id", "start", CARRIER),
         ("inbound",),
         tp.MediaFormat(),
-        dict(params),
+        wire.string_map(start, "custom_parameters", "start", CARRIER),
     )
 
 
@@ -139,9 +125,7 @@ def parse_outbound(data: str | bytes, stream_id: str) -> tp.OutboundMessage:
         return tp.Clear(stream_id)
     if event == "mark":
         mark = wire.obj(message, "mark", event, CARRIER)
-        return tp.OutboundMark(
-            stream_id, wire.string(mark, "name", "mark", CARRIER, max_chars=tp.MAX_MARK_NAME_CHARS)
-        )
+        return tp.OutboundMark(stream_id, wire.mark_name(mark, "name", "mark", CARRIER))
     if event == "media":
         return tp.OutboundMedia(
             stream_id, wire.payload(wire.obj(message, "media", event, CARRIER).get("payload"), CARRIER)

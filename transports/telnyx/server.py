@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from xml.sax.saxutils import quoteattr
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import Drain
@@ -31,7 +31,6 @@ from transports.media_stream.server import (
     CarrierBot,
     CarrierSettings,
     form_parameters,
-    peer,
     read_webhook,
     stream_route,
 )
@@ -77,21 +76,23 @@ def telnyx_routes(
     key = public_key(settings.public_key) if settings.public_key else None
 
     async def texml_endpoint(request: Request) -> Response:
-        read = await read_webhook(request, public_host=settings.carrier.public_host, drain=drain)
+        def signed(body: bytes) -> bool:
+            assert key is not None
+            headers = request.headers
+            stamp, signature = headers.get(TIMESTAMP_HEADER), headers.get(SIGNATURE_HEADER)
+            return valid_signature(key, stamp, body, signature, now=settings.wall_clock())
+
+        read = await read_webhook(
+            request,
+            public_host=settings.carrier.public_host,
+            drain=drain,
+            verify=signed if key is not None else None,
+            carrier="Telnyx",
+            log=log,
+        )
         if isinstance(read, Response):
             return read
         host, body = read
-        if key is not None and not valid_signature(
-            key,
-            request.headers.get(TIMESTAMP_HEADER),
-            body,
-            request.headers.get(SIGNATURE_HEADER),
-            now=settings.wall_clock(),
-        ):
-            log.warning(
-                "%s: refused a webhook from %s: invalid Telnyx signature", request.url.path, peer(request)
-            )
-            return PlainTextResponse("invalid Telnyx signature\n", status_code=403)
         parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
         return Response(texml(f"wss://{host}{settings.ws_path}", parameters), media_type="application/xml")
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 import numpy as np
@@ -136,15 +137,7 @@ class TwilioCall:
     ) -> TwilioCall:
         """Read ``connected`` and ``start`` from an accepted socket; raises a TwilioProtocolError."""
         stream = ts.InboundStream()
-        try:
-            async with asyncio.timeout(handshake_timeout_s):
-                while stream.state is not ts.StreamState.STREAMING:
-                    message = await websocket.receive()
-                    if message["type"] == "websocket.disconnect":
-                        raise HandshakeError("the carrier closed the socket before start")
-                    stream.receive(_message_data(message))
-        except TimeoutError:
-            raise HandshakeError(f"no connected/start within {handshake_timeout_s:g} s") from None
+        await read_start(websocket, stream, timeout_s=handshake_timeout_s, refused=HandshakeError)
         return cls(
             websocket,
             stream,
@@ -225,9 +218,13 @@ class TwilioCall:
         self._pacer.stream_break()
 
     async def _send(self, text: str) -> bool:
+        return await self._write(lambda: self._ws.send_text(text))
+
+    async def _write(self, send: Callable[[], Awaitable[None]]) -> bool:
+        """One socket write within ``SEND_TIMEOUT_S``; False (the stream ended) if it failed."""
         try:
             async with asyncio.timeout(SEND_TIMEOUT_S):
-                await self._ws.send_text(text)
+                await send()
         except TimeoutError:
             self._end(EndReason.SEND_FAILED, f"a write took over {SEND_TIMEOUT_S:g} s")
             return False
@@ -275,7 +272,7 @@ class TwilioCall:
                 self._end(EndReason.DISCONNECTED, "the carrier closed the socket without stop")
                 return
             try:
-                event = self._stream.receive(_message_data(message))
+                event = self._stream.receive(message_data(message))
             except tp.TwilioProtocolError as exc:
                 self._end(EndReason.PROTOCOL_ERROR, f"{exc.code}: {exc}")
                 return
@@ -330,7 +327,32 @@ class TwilioCall:
             log.exception("%s: the listener failed on the end of the stream", self.name)
 
 
-def _message_data(message: Message) -> str | bytes:
+async def read_start(
+    websocket: WebSocket,
+    stream: ts.InboundStream,
+    *,
+    timeout_s: float,
+    refused: Callable[[str], HandshakeError],
+    awaited: str = "connected/start",
+) -> tp.Start:
+    """Feed ``stream`` the socket's messages until it has started (``awaited`` within
+    ``timeout_s``); its start, or ``refused(why)`` raised (a protocol error of ``stream``'s too)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            while stream.state is not ts.StreamState.STREAMING:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    raise refused("the carrier closed the socket before start")
+                stream.receive(message_data(message))
+    except TimeoutError:
+        raise refused(f"no {awaited} within {timeout_s:g} s") from None
+    start = stream.start
+    assert start is not None  # STREAMING is reached only through start
+    return start
+
+
+def message_data(message: Message) -> str | bytes:
+    """A received WebSocket message's text, or its bytes."""
     text = message.get("text")
     if isinstance(text, str):
         return text
@@ -338,4 +360,12 @@ def _message_data(message: Message) -> str | bytes:
     return data if isinstance(data, bytes) else b""
 
 
-__all__ = ["SEND_TIMEOUT_S", "CallListener", "EndReason", "HandshakeError", "TwilioCall"]
+__all__ = [
+    "SEND_TIMEOUT_S",
+    "CallListener",
+    "EndReason",
+    "HandshakeError",
+    "TwilioCall",
+    "message_data",
+    "read_start",
+]

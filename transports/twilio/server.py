@@ -18,7 +18,9 @@ call, cancelled and awaited before the endpoint returns; an error in one call is
 never reaches the event loop or another call. A stream takes a call slot only once its ``start``
 has arrived: until then it waits, at most ``handshake_timeout_s``, among at most
 ``max_pending`` others, so sockets that connect and say nothing cannot keep a real call out.
-Above ``max_calls`` (or ``max_pending``) a stream is closed with 1013.
+Above ``max_calls`` (or ``max_pending``) a stream is closed with 1013; given ``slots``, those
+bounds are the ones every route of the server shares. The stream's admission and serving are
+``transports.twilio.serving``'s, which every carrier's route runs too.
 
 With ``auth_token`` (the Twilio account's), every request must carry Twilio's ``X-Twilio-Signature``
 over the URL Twilio requested (``https://`` or ``wss://`` and ``public_host`` when set, else the
@@ -31,27 +33,25 @@ This module owns admission and wiring only: no Pipecat, no engine, no protocol d
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import logging
 import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs
 from xml.sax.saxutils import quoteattr
 
 from starlette.requests import HTTPConnection, Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from transports.drain import NOT_TAKING, Drain
-from transports.http_body import BodyRefused, read_body
-from transports.logsafe import loggable, loggable_names
+from transports.call_slots import CallSlots
+from transports.drain import Drain
 from transports.twilio.call import TwilioCall
-from transports.twilio.protocol import TwilioProtocolError
+from transports.twilio.serving import serve_admitted
 from transports.twilio.signature import SIGNATURE_HEADER, valid_signature
+from transports.twilio.webhook import form, form_parameters, read_webhook
 from tts_service.engine.clock import Clock, monotonic
 
 log = logging.getLogger("warmline.twilio")
@@ -59,8 +59,6 @@ log = logging.getLogger("warmline.twilio")
 TwilioBot = Callable[[TwilioCall], Coroutine[Any, Any, None]]
 #: webhook form fields passed on to the bot as stream parameters
 FORWARDED_FIELDS = ("From", "To", "CallSid")
-_HOST = re.compile(r"[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?")
-_MAX_FORM_BYTES = 64 * 1024
 _SCHEMES = ("http", "https", "ws", "wss")
 
 
@@ -115,77 +113,59 @@ def _xml_attr(value: str) -> str:
 
 
 def twilio_routes(
-    bot: TwilioBot, settings: TwilioSettings | None = None, *, drain: Drain | None = None
+    bot: TwilioBot,
+    settings: TwilioSettings | None = None,
+    *,
+    drain: Drain | None = None,
+    slots: CallSlots | None = None,
 ) -> list[BaseRoute]:
     """The ``POST /twiml`` route and the ``/twilio`` WebSocket route, for any Starlette app.
 
     Once ``drain`` begins, the webhook answers 503 and a new stream is closed with 1013 (calls
-    in progress go on: the bot decides how they end).
+    in progress go on: the bot decides how they end). ``slots``, when given, is the call limit
+    shared with the server's other routes (``max_calls`` and ``max_pending`` are then its own).
     """
     settings = settings or TwilioSettings()
     call_ids = itertools.count(1)
-    live: set[str] = set()  # started calls
-    pending: set[str] = set()  # accepted streams still waiting for their start
-    max_pending = (
-        settings.max_pending if settings.max_pending is not None else max(16, 4 * settings.max_calls)
-    )
+    call_slots = slots or CallSlots(settings.max_calls, settings.max_pending)
+
+    async def open_call(websocket: WebSocket, name: str) -> TwilioCall:
+        return await TwilioCall.accept(
+            websocket,
+            name=name,
+            handshake_timeout_s=settings.handshake_timeout_s,
+            clock=settings.clock,
+            lead_frames=settings.lead_frames,
+            media_timeout_s=settings.media_timeout_s,
+        )
 
     async def twiml_endpoint(request: Request) -> Response:
-        if drain is not None and drain.draining:
-            return PlainTextResponse(f"{NOT_TAKING}\n", status_code=503)
-        host = settings.public_host or request.headers.get("host", "")
-        if not _HOST.fullmatch(host):
-            return PlainTextResponse("no usable Host header; set public_host\n", status_code=400)
-        try:
-            body = await read_body(request, max_bytes=_MAX_FORM_BYTES)
-        except BodyRefused as exc:  # too large (413), not complete in time (408), or the client left
-            return PlainTextResponse(f"{exc}\n", status_code=exc.status, headers=exc.headers)
-        # blank values too: Twilio signs every field it sent, empty ones included
-        form = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
-        if not _signed(request, settings, form, websocket=False):
-            log.warning(
-                "%s: refused a webhook from %s: invalid Twilio signature", request.url.path, _peer(request)
-            )
-            return PlainTextResponse("invalid Twilio signature\n", status_code=403)
-        parameters = dict(settings.parameters)
-        for name in FORWARDED_FIELDS:
-            values = [value for value in form.get(name, ()) if value]
-            if values:
-                parameters[name] = values[0][:256]
+        def signed(body: bytes) -> bool:
+            return _signed(request, settings, form(body), websocket=False)
+
+        read = await read_webhook(
+            request, public_host=settings.public_host, drain=drain, verify=signed, carrier="Twilio", log=log
+        )
+        if isinstance(read, Response):
+            return read
+        host, body = read
+        parameters = {**settings.parameters, **form_parameters(body, FORWARDED_FIELDS)}
         document = twiml(f"wss://{host}{settings.ws_path}", parameters)
         return Response(document, media_type="application/xml")
 
     async def stream_endpoint(websocket: WebSocket) -> None:
-        name = f"twilio-{next(call_ids)}"
-        if not _signed(websocket, settings, {}, websocket=True):
-            log.warning("%s: refused a stream from %s: invalid Twilio signature", name, _peer(websocket))
-            await websocket.close(1008, "invalid Twilio signature")  # before accept: HTTP 403
-            return
-        await websocket.accept()
-        if drain is not None and drain.draining:
-            log.info("%s: refused: the server is draining", name)
-            await websocket.close(1013, NOT_TAKING)
-            return
-        if len(pending) >= max_pending:
-            log.warning("%s: refused: %d streams already waiting for their start", name, len(pending))
-            await websocket.close(1013, "too many streams starting")
-            return
-        pending.add(name)
-        try:
-            call = await _handshake(websocket, settings, name)
-        finally:
-            pending.discard(name)
-        if call is None:
-            return
-        if len(live) >= settings.max_calls:
-            log.warning("%s: refused: %d calls already", name, len(live))
-            await call.close(1013, "too many calls")
-            return
-        live.add(name)
-        try:
-            await _serve(call, bot, settings, name)
-        finally:
-            live.discard(name)
+        signed = _signed(websocket, settings, {}, websocket=True)
+        await serve_admitted(
+            websocket,
+            f"twilio-{next(call_ids)}",
+            unsigned=None if signed else "invalid Twilio signature",
+            open_call=open_call,
+            bot=bot,
+            slots=call_slots,
+            drain=drain,
+            end_grace_s=settings.end_grace_s,
+            log=log,
+        )
 
     return [
         Route(settings.twiml_path, twiml_endpoint, methods=["POST"]),
@@ -221,72 +201,6 @@ def public_url(conn: HTTPConnection, public_host: str | None, *, websocket: bool
     url = f"{scheme}://{host}{raw_path.decode('utf-8', 'replace')}"
     query = conn.scope.get("query_string", b"").decode("utf-8", "replace")
     return f"{url}?{query}" if query else url
-
-
-def _peer(conn: HTTPConnection) -> str:
-    return loggable(conn.client.host) if conn.client else "an unknown peer"
-
-
-async def _handshake(websocket: WebSocket, settings: TwilioSettings, name: str) -> TwilioCall | None:
-    """The call once its stream has said ``connected`` and ``start``; None (socket closed) if not."""
-    try:
-        return await TwilioCall.accept(
-            websocket,
-            name=name,
-            handshake_timeout_s=settings.handshake_timeout_s,
-            clock=settings.clock,
-            lead_frames=settings.lead_frames,
-            media_timeout_s=settings.media_timeout_s,
-        )
-    except TwilioProtocolError as exc:
-        log.warning("%s: stream refused (%s): %s", name, exc.code, loggable(exc))
-        await _close_quietly(websocket, 1008, exc.code)
-        return None
-    except Exception as exc:  # a bug in the handshake ends this stream, never the server
-        log.error("%s: the handshake failed", name, exc_info=exc)
-        await _close_quietly(websocket, 1011, "internal error")
-        return None
-
-
-async def _serve(call: TwilioCall, bot: TwilioBot, settings: TwilioSettings, name: str) -> None:
-    start = call.start
-    log.info(
-        "%s: stream %s of call %s started (parameters: %s)",
-        name,
-        loggable(start.stream_sid),
-        loggable(start.call_sid),
-        loggable_names(start.custom_parameters) or "none",
-    )
-    reader = asyncio.create_task(call.run_reader(), name=f"{name}-reader")
-    ended = asyncio.create_task(call.ended.wait(), name=f"{name}-ended")
-    bot_task = asyncio.create_task(bot(call), name=f"{name}-bot")
-    tasks = (reader, ended, bot_task)
-    try:
-        # whichever ends first ends the call: the stream (a send can end it too), its reader, the bot
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        if not bot_task.done():
-            await call.report_end()
-            await asyncio.wait((bot_task,), timeout=settings.end_grace_s)
-            if not bot_task.done():
-                grace = settings.end_grace_s
-                log.warning("%s: the bot did not stop %g s after the end; cancelling it", name, grace)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.wait(tasks)
-        await call.close()
-    for task in (reader, bot_task):
-        error = None if task.cancelled() else task.exception()
-        if error is not None:
-            log.error("%s: %s failed", name, task.get_name(), exc_info=error)
-
-
-async def _close_quietly(websocket: WebSocket, code: int, reason: str) -> None:
-    try:
-        async with asyncio.timeout(2.0):
-            await websocket.close(code, reason)
-    except (TimeoutError, OSError, RuntimeError):
-        pass  # the carrier is gone; uvicorn drops the transport when the endpoint returns
 
 
 __all__ = ["FORWARDED_FIELDS", "TwilioBot", "TwilioSettings", "public_url", "twilio_routes", "twiml"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from transports.drain import Drain
@@ -31,7 +31,6 @@ from transports.media_stream.server import (
     CarrierBot,
     CarrierSettings,
     form_parameters,
-    peer,
     read_webhook,
     stream_route,
 )
@@ -75,18 +74,24 @@ def vonage_routes(
     settings = settings or VonageSettings()
 
     async def answer_endpoint(request: Request) -> Response:
-        read = await read_webhook(request, public_host=settings.carrier.public_host, drain=drain)
+        secret = settings.signature_secret
+
+        def signed(body: bytes) -> bool:
+            assert secret is not None
+            authorization = request.headers.get("authorization")
+            return valid_jwt(secret, authorization, body, now=settings.wall_clock())
+
+        read = await read_webhook(
+            request,
+            public_host=settings.carrier.public_host,
+            drain=drain,
+            verify=signed if secret is not None else None,
+            carrier="Vonage",
+            log=log,
+        )
         if isinstance(read, Response):
             return read
         host, body = read
-        secret = settings.signature_secret
-        if secret is not None and not valid_jwt(
-            secret, request.headers.get("authorization"), body, now=settings.wall_clock()
-        ):
-            log.warning(
-                "%s: refused a webhook from %s: invalid Vonage signature", request.url.path, peer(request)
-            )
-            return PlainTextResponse("invalid Vonage signature\n", status_code=403)
         fields = form_parameters(request.url.query.encode(), FORWARDED_FIELDS)
         if request.headers.get("content-type", "").startswith("application/json"):
             fields.update(_json_fields(body))
@@ -105,7 +110,7 @@ def vonage_routes(
 def _json_fields(body: bytes) -> dict[str, str]:
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return {}
     if not isinstance(data, dict):
         return {}

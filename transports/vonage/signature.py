@@ -48,7 +48,7 @@ def valid_jwt(secret: str, authorization: str | None, body: bytes, *, now: float
         header = json.loads(_b64url(parts[0]))
         claims = json.loads(_b64url(parts[1]))
         signature = _b64url(parts[2])
-    except (binascii.Error, ValueError):
+    except (binascii.Error, ValueError, RecursionError):  # RecursionError: nested past the parser
         return False
     if not isinstance(header, dict) or header.get("alg") != "HS256" or not isinstance(claims, dict):
         return False

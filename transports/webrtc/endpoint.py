@@ -21,7 +21,9 @@ the reason (``transports.webrtc.signalling`` checks both before the WebRTC libra
 that can never connect, without ICE credentials or a DTLS fingerprint, included), a body over
 256 KiB 413 before it is read, a ``pc_id`` that is no call's 404; beyond ``max_calls`` the answer
 is 503. A new offer takes its call slot before its first await (its negotiation), so offers that
-arrive together cannot overshoot ``max_calls``; the slot becomes the call or is given back. A peer
+arrive together cannot overshoot ``max_calls``; the slot becomes the call or is given back, and
+the call gives it back when it ends. Given ``slots`` (``transports.call_slots``), the limit is the
+one the server's other routes (Twilio's, the carriers') take from too. A peer
 that has not connected ``connect_timeout_s`` after its offer frees its slot. Errors of one call
 are logged, never raised into the loop.
 
@@ -32,6 +34,7 @@ are logged, never raised into the loop.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
@@ -46,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from transports.call_slots import CallSlots
 from transports.drain import NOT_TAKING, Drain
 from transports.http_body import BodyRefused, read_body
 from transports.logsafe import loggable
@@ -91,18 +95,19 @@ class WebRTCEndpoint:
         liveness_poll_s: float = 0.5,
         connect_timeout_s: float = 15.0,
         drain: Drain | None = None,
+        slots: CallSlots | None = None,
     ) -> None:
         self._bot = bot
         self._drain = drain
         self._path = path
         self._handler = SmallWebRTCRequestHandler(ice_servers=ice_servers or [])
-        self._max_calls = max_calls
+        #: the call limit (shared with other routes when given; then ``max_calls`` is its own)
+        self._slots = slots or CallSlots(max_calls)
+        self._offer_ids = itertools.count(1)
         self._end_grace_s = end_grace_s
         self._liveness_poll_s = liveness_poll_s
         self._connect_timeout_s = connect_timeout_s
         self._calls: dict[str, asyncio.Task[None]] = {}
-        #: slots taken by offers still being negotiated
-        self._reserved = 0
         self._closed = False
 
     @property
@@ -145,16 +150,16 @@ class WebRTCEndpoint:
             return await self._negotiate(offer, None)
         if self._drain is not None and self._drain.draining:
             return _error(503, NOT_TAKING)
-        if self._closed or self.calls + self._reserved >= self._max_calls:
-            return _error(503, "no room for another call")
         # The slot is taken here, before the first await: offers negotiated at once cannot all
         # see the same free slot. It becomes the call, or is given back however this ends.
-        self._reserved += 1
-        slot = _Slot()
+        slot = _Slot(f"webrtc-offer-{next(self._offer_ids)}")
+        if self._closed or not self._slots.take(slot.name):
+            return _error(503, "no room for another call")
         try:
             return await self._negotiate(offer, slot)
         finally:
-            self._reserved -= 1
+            if not slot.used:
+                self._slots.give_back(slot.name)
 
     async def _negotiate(self, offer: SmallWebRTCRequest, slot: _Slot | None) -> Response:
         """Answer ``offer``; a new connection becomes a call only on ``slot`` (None: renegotiation)."""
@@ -167,7 +172,7 @@ class WebRTCEndpoint:
                 refused.append(connection)
                 return
             slot.used = True
-            self.start_call(connection)
+            self.start_call(connection, slot=slot.name)
 
         try:
             answer = await self._handler.handle_web_request(offer, on_connection)
@@ -205,12 +210,22 @@ class WebRTCEndpoint:
 
     # -- calls --------------------------------------------------------------------------------
 
-    def start_call(self, connection: SmallWebRTCConnection) -> asyncio.Task[None]:
-        """Run ``bot(connection)`` as a call owned here (for connections negotiated elsewhere too)."""
+    def start_call(self, connection: SmallWebRTCConnection, *, slot: str | None = None) -> asyncio.Task[None]:
+        """Run ``bot(connection)`` as a call owned here, on the call slot ``slot`` (taken by its
+        offer); a connection negotiated elsewhere (no ``slot``) is counted as it starts."""
         name = f"webrtc-{connection.pc_id[-8:]}"
+        if slot is None:
+            slot = f"webrtc-call-{next(self._offer_ids)}"
+            self._slots.occupy(slot)
+        held = slot
         task = asyncio.create_task(self._run_call(connection, name), name=name)
         self._calls[connection.pc_id] = task
-        task.add_done_callback(lambda _: self._calls.pop(connection.pc_id, None))
+
+        def done(_: asyncio.Task[None]) -> None:
+            self._calls.pop(connection.pc_id, None)
+            self._slots.give_back(held)
+
+        task.add_done_callback(done)
         return task
 
     async def _run_call(self, connection: SmallWebRTCConnection, name: str) -> None:
@@ -281,6 +296,7 @@ async def _disconnect(connection: SmallWebRTCConnection, name: str) -> None:
 class _Slot:
     """One offer's call slot, taken before its negotiation; ``used`` once its call has started."""
 
+    name: str
     used: bool = False
 
 
