@@ -86,18 +86,19 @@ class AudioSocketServer:
             await self._server.wait_closed()
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        # asyncio starts this handler in a task of its own: name it and own it (aclose cancels it)
+        # the connection runs in a task this server names and owns (``aclose`` cancels it), not in
+        # the one asyncio starts this callback in: that one only waits for it
         name = f"audiosocket-{next(self._ids)}"
-        task = asyncio.current_task()
-        assert task is not None
-        task.set_name(name)
+        task = asyncio.create_task(self._connection(reader, writer, name), name=name)
         self._handlers.add(task)
         try:
-            await self._connection(reader, writer, name)
+            await asyncio.wait((task,))
         finally:
             self._handlers.discard(task)
             if not writer.is_closing():
                 writer.transport.abort()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("%s: the connection failed", name, exc_info=task.exception())
 
     async def _connection(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, name: str
