@@ -30,13 +30,18 @@ from transports.telnyx.server import TelnyxSettings, telnyx_routes
 from transports.vonage.server import VonageSettings, vonage_routes
 
 #: the carriers' names, as calls are counted (``/healthz``'s ``calls``) and routes named
-CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk")
+CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk", "audiosocket")
 
 
 def carrier_routes(
-    bot: CarrierBot, settings: AgentSettings, *, drain: Drain, others: Callable[[], int] | None = None
+    bot: CarrierBot,
+    settings: AgentSettings,
+    *,
+    drain: Drain,
+    others: Callable[[], int] | None = None,
+    slots: CallSlots | None = None,
 ) -> list[BaseRoute]:
-    slots = CallSlots(max_calls=settings.max_calls, others=others)
+    slots = slots or CallSlots(max_calls=settings.max_calls, others=others)
     parameters = {"token": settings.token} if settings.token else {}
     carrier = CarrierSettings(public_host=settings.public_host)
     telnyx = TelnyxSettings(parameters=parameters, public_key=settings.telnyx_public_key, carrier=carrier)

@@ -46,8 +46,11 @@ from agent.carriers import CARRIERS, carrier_routes
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
 from transports import heap
+from transports.asterisk.audiosocket_call import AudioSocketCall
+from transports.asterisk.audiosocket_server import AudioSocketServer
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.media_stream.call import CarrierCall
+from transports.media_stream.server import CallSlots
 from transports.process_metrics import register_process_metrics
 from transports.security import request_token, token_ok
 from transports.serve import ServeOptions, serve_app
@@ -145,7 +148,7 @@ def create_agent_app(
         transport = TwilioMediaStreamTransport(call)
         agent = build_pipeline(transport, call_parts, name=call.name)
         await state.run(
-            call.carrier if isinstance(call, CarrierCall) else "twilio",
+            call.carrier if isinstance(call, CarrierCall | AudioSocketCall) else "twilio",
             agent,
             run_agent(
                 agent, in_sample_rate=PHONE_SAMPLE_RATE, out_sample_rate=PHONE_SAMPLE_RATE, name=call.name
@@ -173,15 +176,25 @@ def create_agent_app(
         max_calls=settings.max_calls,
     )
 
+    # the carriers' routes and AudioSocket take their calls from one limit
+    slots = CallSlots(
+        max_calls=settings.max_calls, others=lambda: state.calls["twilio"] + state.calls["webrtc"]
+    )
+    audiosocket = AudioSocketServer(twilio_bot, slots=slots, drain=drain)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await runtime.start()  # loads and warms the model unless the owner already did
         await asyncio.to_thread(silero_session)  # the models every call shares, loaded off the loop
         await asyncio.to_thread(smart_turn_session)
         state.model_loaded = True
+        if settings.audiosocket_port is not None:
+            await audiosocket.start(settings.host, settings.audiosocket_port)
+        app.state.audiosocket = audiosocket
         try:
             yield
         finally:
+            await audiosocket.aclose()  # after the drain: its calls have ended or been hung up
             await endpoint.aclose()
             await state.trimmer.aclose()
 
@@ -208,12 +221,7 @@ def create_agent_app(
             *endpoint.routes(),
             *twilio_routes(twilio_bot, twilio, drain=drain),
             # the other carriers and Asterisk: the same bot; one limit with the other transports' calls
-            *carrier_routes(
-                twilio_bot,
-                settings,
-                drain=drain,
-                others=lambda: state.calls["twilio"] + state.calls["webrtc"],
-            ),
+            *carrier_routes(twilio_bot, settings, drain=drain, slots=slots),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
         ],

@@ -45,13 +45,20 @@ def fetch(
 
 
 def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> None:
-    """/, /api/offer, /twiml, /healthz and /metrics answer on the same app (no token set)."""
+    """/, /api/offer, /twiml, /healthz and /metrics answer on the same app (no token set), and
+    ``--audiosocket-port`` listens beside it (a connection that is no call gets a hangup)."""
     results: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(hibari_backend, workers=1) as runtime:
-            app = create_agent_app(runtime, AgentSettings(), parts=AgentParts(runtime=runtime))
+            settings = AgentSettings(audiosocket_port=0)
+            app = create_agent_app(runtime, settings, parts=AgentParts(runtime=runtime))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                reader, writer = await asyncio.open_connection(host, app.state.audiosocket.port)
+                writer.write(b"\x10\x00\x00")  # audio before the call's UUID
+                async with asyncio.timeout(5):
+                    results["audiosocket"] = await reader.read()
+                writer.close()
                 base = f"http://{host}:{port}"
                 results["page"] = await asyncio.to_thread(fetch, f"{base}/")
                 results["offer"] = await asyncio.to_thread(fetch, f"{base}/api/offer", data=b"{}")
@@ -72,7 +79,9 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
         "exotel": 0,
         "vonage": 0,
         "asterisk": 0,
+        "audiosocket": 0,
     }
+    assert results["audiosocket"] == b"\x00\x00\x00"
     assert results["metrics"][0] == 200 and b"warmline_agent_turns" in results["metrics"][2]
 
 
