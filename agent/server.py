@@ -141,7 +141,9 @@ def create_agent_app(
     state = AgentState(settings, metrics, drain)
 
     async def twilio_bot(call: TwilioCall) -> None:
-        if settings.token and not token_ok(settings.token, call.custom_parameters.get("token")):
+        # AudioSocket carries no parameters: its port is guarded by the PBX's network, not the token
+        guarded = settings.token and not isinstance(call, AudioSocketCall)
+        if guarded and not token_ok(settings.token, call.custom_parameters.get("token")):
             log.warning("%s: stream without the server's token; closing it", call.name)
             await call.close(1008, "token required")
             return

@@ -25,6 +25,7 @@ from websockets.asyncio.client import connect
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import TOKEN_COOKIE, AgentSettings, create_agent_app, default_parts
+from transports.asterisk.audiosocket_carrier import AudioSocketPbx
 from transports.serve import serving
 from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
@@ -86,14 +87,23 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
 
 
 def test_with_a_token_every_route_but_healthz_wants_it(hibari_backend: Backend) -> None:
-    """401 without the token; the page opened with ?token= sets a cookie the offer route accepts."""
+    """401 without the token; the page opened with ?token= sets a cookie the offer route accepts;
+    an AudioSocket call, which cannot carry the token (its port is guarded by the network), is
+    answered."""
     results: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(hibari_backend, workers=1) as runtime:
-            settings = AgentSettings(token="s3cret")
+            settings = AgentSettings(token="s3cret", audiosocket_port=0)
             app = create_agent_app(runtime, settings, parts=AgentParts(runtime=runtime))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                pbx = await AudioSocketPbx.connect(host, app.state.audiosocket.port)
+                for _ in range(500):  # the bot takes the call (bounded wait)
+                    if app.state.agent.calls["audiosocket"] == 1:
+                        break
+                    await asyncio.sleep(0.01)
+                results["audiosocket_calls"] = app.state.agent.calls["audiosocket"]
+                await pbx.hang_up()
                 base = f"http://{host}:{port}"
                 for name, path in (("health", "/healthz"), ("metrics", "/metrics"), ("page", "/")):
                     results[name] = await asyncio.to_thread(fetch, f"{base}{path}")
@@ -118,6 +128,7 @@ def test_with_a_token_every_route_but_healthz_wants_it(hibari_backend: Backend) 
     assert results["page_ok"][1]["set-cookie"].startswith(f"{TOKEN_COOKIE}=s3cret;")
     assert results["offer"][0] == 400  # past the guard: the empty offer itself is refused
     assert results["stream_close"] == 1008
+    assert results["audiosocket_calls"] == 1
 
 
 def test_warmline_call_refuses_a_public_address_without_a_token(capsys: pytest.CaptureFixture[str]) -> None:
