@@ -102,9 +102,9 @@ class Server:
         return await asyncio.open_connection("127.0.0.1", self.server.port)
 
 
-async def _until_a_call(server: Server) -> None:
+async def _until_a_call(server: Server, calls: int = 1) -> None:
     for _ in range(300):
-        if server.calls:
+        if len(server.calls) >= calls:
             return
         await asyncio.sleep(0.01)
     raise AssertionError("the call never reached the bot")
@@ -145,6 +145,41 @@ def test_the_server_refuses_what_is_not_a_call_in_one_log_line_each(caplog: pyte
     assert "no UUID within 0.3 s" in lines[0]
     assert "before the UUID" in lines[1]
     assert "kind 0x42" in lines[2]
+
+
+def test_a_silent_call_times_out_and_a_closed_one_ends_each_in_one_log_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="warmline")
+
+    async def main() -> None:
+        server = Server(max_calls=2)
+        await server.server.start("127.0.0.1", 0)
+        try:
+            silent_reader, silent = await server.connect()  # a UUID, then nothing for over 1 s
+            silent.write(au.encode_uuid(CALL_ID))
+            assert await _until_closed(silent_reader) == au.encode_hangup()
+            silent.close()
+            _, writer = await server.connect()  # a UUID, audio, then the socket closes
+            writer.write(au.encode_uuid(uuid.UUID(int=2)))
+            await _until_a_call(server, 2)
+            writer.write(au.encode_audio(bytes(320)))
+            writer.close()
+            for _ in range(300):
+                if server.calls[1].end_reason is not None:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            await server.server.aclose()
+        assert [c.end_reason.value if c.end_reason else None for c in server.calls] == [
+            "media_timeout",
+            "disconnected",
+        ]
+
+    asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 2, lines
+    assert "no message for 1 s" in lines[0] and "closed the socket without a hangup" in lines[1]
 
 
 def test_the_call_limit_and_the_drain_refuse_a_call_with_a_hangup() -> None:

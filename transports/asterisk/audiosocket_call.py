@@ -240,14 +240,19 @@ class AudioSocketCall(TwilioCall):
                     await self._confirm(head.seq)
 
     async def close(self, code: int = 1000, reason: str = "call over") -> None:
-        """Hang up (a hangup message, then close the socket); never raises."""
+        """Hang up: a hangup message, then the socket closed once the PBX has closed its side
+        (what it sends meanwhile is read and dropped, so the close is no reset that could lose
+        the hangup); at most 2 s, never raises. For the owner, once the reader has stopped."""
         self._end(EndReason.CLOSED, reason)
         if self._writer.is_closing():
             return
         try:
             self._writer.write(au.encode_hangup())
-            self._writer.close()
+            self._writer.write_eof()
             async with asyncio.timeout(2.0):
+                while await self._reader.read(READ_BYTES):
+                    pass
+                self._writer.close()
                 await self._writer.wait_closed()
         except (TimeoutError, OSError, RuntimeError):
             self._writer.transport.abort()  # the PBX is gone or stuck: drop the connection
