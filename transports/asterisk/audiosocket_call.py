@@ -18,7 +18,9 @@ listener (``on_mark(seq)``), so the ledger releases its words as a carrier's ech
 Barge-in (``interrupt``). The chunks not yet written are dropped (the epoch, as for Twilio);
 what is already written lies in the kernel or in Asterisk and cannot be recalled, so every frame
 any chunk of which was written is reported heard at once, before the output forgets what it
-had not confirmed. AudioSocket has no ``clear``.
+had not confirmed. AudioSocket has no ``clear``. A pause (a barge-in not yet confirmed) is the
+same cut: if the bot then resumes, it goes on from the first frame none of which was written
+(the rest of a frame cut mid-way, at most 60 ms, is not played again).
 
 The caller's audio, DTMF, Asterisk's hangup or error, a closed socket, silence past
 ``media_timeout_s`` and malformed bytes end the call as on any carrier: once, in one log line.
