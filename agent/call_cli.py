@@ -80,6 +80,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         exotel_basic_auth=os.environ.get(_EXOTEL_AUTH_ENV) or None,
         vonage_signature_secret=os.environ.get(_VONAGE_SECRET_ENV) or None,
         max_calls=args.max_calls,
+        audiosocket_port=args.audiosocket_port,
         vad=args.vad,
         turn_taking=args.turn_taking,
         stt=args.stt,
@@ -179,10 +180,17 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="the STT's endpoint (openai: a local server; deepgram: self-hosted)",
     )
     p.add_argument(
+        "--audiosocket-port",
+        type=int,
+        default=None,
+        help="also take Asterisk AudioSocket() calls on this TCP port, on --host (default: off)",
+    )
+    p.add_argument(
         "--max-calls",
         type=int,
         default=DEFAULT_MAX_CALLS,
-        help="calls at once, over every route together (browser, Twilio, the carriers; default %(default)s)",
+        help="calls at once, over every route together (browser, Twilio, the carriers, AudioSocket; "
+        "default %(default)s)",
     )
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")

@@ -29,7 +29,7 @@ from transports.telnyx.server import TelnyxSettings, telnyx_routes
 from transports.vonage.server import VonageSettings, vonage_routes
 
 #: the carriers' names, as calls are counted (``/healthz``'s ``calls``) and routes named
-CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk")
+CARRIERS = ("telnyx", "plivo", "exotel", "vonage", "asterisk", "audiosocket")
 
 
 def carrier_routes(

@@ -46,6 +46,8 @@ from agent.carriers import CARRIERS, carrier_routes
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
 from transports import heap
+from transports.asterisk.audiosocket_call import AudioSocketCall
+from transports.asterisk.audiosocket_server import AudioSocketServer
 from transports.call_slots import CallSlots
 from transports.drain import DEFAULT_DRAIN_S, Drain, DrainJob
 from transports.media_stream.call import CarrierCall
@@ -141,14 +143,16 @@ def create_agent_app(
     state = AgentState(settings, metrics, drain, slots=CallSlots(max_calls=settings.max_calls))
 
     async def twilio_bot(call: TwilioCall) -> None:
-        if settings.token and not token_ok(settings.token, call.custom_parameters.get("token")):
+        # AudioSocket carries no parameters: its port is guarded by the PBX's network, not the token
+        guarded = settings.token and not isinstance(call, AudioSocketCall)
+        if guarded and not token_ok(settings.token, call.custom_parameters.get("token")):
             log.warning("%s: stream without the server's token; closing it", call.name)
             await call.close(1008, "token required")
             return
         transport = TwilioMediaStreamTransport(call)
         agent = build_pipeline(transport, call_parts, name=call.name)
         await state.run(
-            call.carrier if isinstance(call, CarrierCall) else "twilio",
+            call.carrier if isinstance(call, CarrierCall | AudioSocketCall) else "twilio",
             agent,
             run_agent(
                 agent, in_sample_rate=PHONE_SAMPLE_RATE, out_sample_rate=PHONE_SAMPLE_RATE, name=call.name
@@ -176,15 +180,22 @@ def create_agent_app(
         auth_token=settings.twilio_auth_token,
     )
 
+    # AudioSocket (TCP) takes its calls from the same slots as every other route
+    audiosocket = AudioSocketServer(twilio_bot, slots=slots, drain=drain)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await runtime.start()  # loads and warms the model unless the owner already did
         await asyncio.to_thread(silero_session)  # the models every call shares, loaded off the loop
         await asyncio.to_thread(smart_turn_session)
         state.model_loaded = True
+        if settings.audiosocket_port is not None:
+            await audiosocket.start(settings.host, settings.audiosocket_port)
+        app.state.audiosocket = audiosocket
         try:
             yield
         finally:
+            await audiosocket.aclose()  # after the drain: its calls have ended or been hung up
             await endpoint.aclose()
             await state.trimmer.aclose()
 

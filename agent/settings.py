@@ -59,6 +59,8 @@ class AgentSettings:
     #: the Vonage account's signature secret: /vonage/answer then wants its signed-webhook JWT
     vonage_signature_secret: str | None = dataclasses.field(default=None, repr=False)
     max_calls: int = 16
+    #: TCP port of the Asterisk AudioSocket listener, on ``host`` (None: off; 0: any free port)
+    audiosocket_port: int | None = None
     #: the VAD by its name in ``vad.VAD_ANALYZERS``: "silero" (default) or "webrtc" (light, 8 kHz phones)
     vad: str = "silero"
     #: "smart" (default): turn ends by silence, Smart Turn and the words, a speculative answer held

@@ -32,6 +32,7 @@ from agent.pipeline import AgentParts
 from agent.responder import DEMO_INTENTS, DEMO_PHRASES, pick_intent
 from agent.server import GOODBYE, GOODBYE_LEAD_S, AgentSettings, create_agent_app
 from agent.stt.sphinx import PocketsphinxSTTService
+from transports.asterisk.audiosocket_carrier import AudioSocketPbx
 from transports.drain import Drain
 from transports.serve import serving
 from transports.twilio.carrier import Carrier
@@ -107,6 +108,60 @@ def test_a_drained_phone_call_hears_a_goodbye_and_new_calls_are_turned_away(
     assert result["in_time"] is True and result["remaining_s"] > 0, result
     grammar = [GOODBYE, *(i.answer for i in DEMO_INTENTS), *DISTRACTORS]
     assert recognizer(g711.decode(result["goodbye"]), 8000, grammar) == " ".join(normalize(GOODBYE))
+    assistant = [m["content"] for m in result["record"].messages if m["role"] == "assistant"]
+    assert normalize(assistant[0]) == normalize(pick_intent(QUESTION).answer)
+
+
+def test_a_drained_audiosocket_call_hears_a_goodbye_and_the_pbx_gets_its_hangup(
+    hibari_backend: Backend, recognizer: Callable[..., str | None]
+) -> None:
+    """``--audiosocket-port`` drains like the carriers' routes: a goodbye, a hangup, no new call."""
+    result: dict[str, Any] = {}
+
+    async def main() -> None:
+        async with EngineRuntime(hibari_backend, workers=1) as runtime:
+            parts = AgentParts(runtime=runtime, stt=lambda: PocketsphinxSTTService(phrases=DEMO_PHRASES))
+            drain = Drain()
+            app = create_agent_app(runtime, AgentSettings(audiosocket_port=0), parts=parts, drain=drain)
+            state = app.state.agent
+            async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, _):
+                audiosocket_port = app.state.audiosocket.port
+                pbx = await AudioSocketPbx.connect(host, audiosocket_port)
+                clock = asyncio.create_task(pbx.run(), name="test-pbx")
+                try:
+                    await pbx.wait_until(lambda p: p.tick >= 10, max_ticks=MAX_TICKS)
+                    pbx.say(spoken_pcm(hibari_backend, QUESTION, 8000))
+                    assert await pbx.wait_until(lambda p: p.idle_for(50), max_ticks=MAX_TICKS)
+                    result["during_call"] = state.calls["audiosocket"]
+                    drained_at = pbx.tick
+                    drain.begin(GOODBYE_LEAD_S + 0.5)
+                    late = await AudioSocketPbx.connect(host, audiosocket_port)
+                    async with asyncio.timeout(10):
+                        result["late"] = await late.reader.read()
+                    late.writer.close()
+                    for _ in range(MAX_TICKS):  # the bot says goodbye and hangs up
+                        if state.calls["audiosocket"] == 0:
+                            break
+                        await asyncio.sleep(0.02)
+                    await pbx.wait_until(lambda p: p.log.hangups > 0, max_ticks=100)
+                    result["remaining_s"] = drain.remaining_s()
+                    result["goodbye"] = b"".join(p.pcm for p in pbx.log.played if p.tick > drained_at)
+                finally:
+                    clock.cancel()
+                    await asyncio.gather(clock, return_exceptions=True)
+                result["in_time"] = await asyncio.wait_for(drain.wait_empty(), 60)
+                result["pbx"] = pbx
+                result["record"] = state.recent[-1]
+
+    asyncio.run(main())
+    assert result["during_call"] == 1
+    assert result["late"] == b"\x00\x00\x00"  # AudioSocket's hangup, and the socket closed
+    assert result["in_time"] is True and result["remaining_s"] > 0, result
+    assert result["pbx"].log.hangups == 1 and result["pbx"].log.violations == []
+    assert result["record"].transport == "audiosocket"
+    grammar = [GOODBYE, *(i.answer for i in DEMO_INTENTS), *DISTRACTORS]
+    goodbye = np.frombuffer(result["goodbye"], "<i2")
+    assert recognizer(goodbye, 8000, grammar) == " ".join(normalize(GOODBYE))
     assistant = [m["content"] for m in result["record"].messages if m["role"] == "assistant"]
     assert normalize(assistant[0]) == normalize(pick_intent(QUESTION).answer)
 

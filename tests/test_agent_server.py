@@ -25,6 +25,7 @@ from websockets.asyncio.client import connect
 from agent.cli import main
 from agent.pipeline import AgentParts
 from agent.server import TOKEN_COOKIE, AgentSettings, create_agent_app, default_parts
+from transports.asterisk.audiosocket_carrier import AudioSocketPbx
 from transports.serve import serving
 from transports.twilio.carrier import Carrier
 from transports.ws.settings import ServerSettings
@@ -45,13 +46,20 @@ def fetch(
 
 
 def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> None:
-    """/, /api/offer, /twiml, /healthz and /metrics answer on the same app (no token set)."""
+    """/, /api/offer, /twiml, /healthz and /metrics answer on the same app (no token set), and
+    ``--audiosocket-port`` listens beside it (a connection that is no call gets a hangup)."""
     results: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(hibari_backend, workers=1) as runtime:
-            app = create_agent_app(runtime, AgentSettings(), parts=AgentParts(runtime=runtime))
+            settings = AgentSettings(audiosocket_port=0)
+            app = create_agent_app(runtime, settings, parts=AgentParts(runtime=runtime))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                reader, writer = await asyncio.open_connection(host, app.state.audiosocket.port)
+                writer.write(b"\x10\x00\x00")  # audio before the call's UUID
+                async with asyncio.timeout(5):
+                    results["audiosocket"] = await reader.read()
+                writer.close()
                 base = f"http://{host}:{port}"
                 results["page"] = await asyncio.to_thread(fetch, f"{base}/")
                 results["offer"] = await asyncio.to_thread(fetch, f"{base}/api/offer", data=b"{}")
@@ -72,19 +80,30 @@ def test_every_transport_is_routed_on_one_server(hibari_backend: Backend) -> Non
         "exotel": 0,
         "vonage": 0,
         "asterisk": 0,
+        "audiosocket": 0,
     }
+    assert results["audiosocket"] == b"\x00\x00\x00"
     assert results["metrics"][0] == 200 and b"warmline_agent_turns" in results["metrics"][2]
 
 
 def test_with_a_token_every_route_but_healthz_wants_it(hibari_backend: Backend) -> None:
-    """401 without the token; the page opened with ?token= sets a cookie the offer route accepts."""
+    """401 without the token; the page opened with ?token= sets a cookie the offer route accepts;
+    an AudioSocket call, which cannot carry the token (its port is guarded by the network), is
+    answered."""
     results: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(hibari_backend, workers=1) as runtime:
-            settings = AgentSettings(token="s3cret")
+            settings = AgentSettings(token="s3cret", audiosocket_port=0)
             app = create_agent_app(runtime, settings, parts=AgentParts(runtime=runtime))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
+                pbx = await AudioSocketPbx.connect(host, app.state.audiosocket.port)
+                for _ in range(500):  # the bot takes the call (bounded wait)
+                    if app.state.agent.calls["audiosocket"] == 1:
+                        break
+                    await asyncio.sleep(0.01)
+                results["audiosocket_calls"] = app.state.agent.calls["audiosocket"]
+                await pbx.hang_up()
                 base = f"http://{host}:{port}"
                 for name, path in (("health", "/healthz"), ("metrics", "/metrics"), ("page", "/")):
                     results[name] = await asyncio.to_thread(fetch, f"{base}{path}")
@@ -109,6 +128,7 @@ def test_with_a_token_every_route_but_healthz_wants_it(hibari_backend: Backend) 
     assert results["page_ok"][1]["set-cookie"].startswith(f"{TOKEN_COOKIE}=s3cret;")
     assert results["offer"][0] == 400  # past the guard: the empty offer itself is refused
     assert results["stream_close"] == 1008
+    assert results["audiosocket_calls"] == 1
 
 
 def test_warmline_call_refuses_a_public_address_without_a_token(capsys: pytest.CaptureFixture[str]) -> None:
