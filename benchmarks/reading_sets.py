@@ -270,6 +270,92 @@ fraction | The 52nd week. | the fifty second week
 fraction | Mix 7/8 cup. | mix seven eighths cup || mix seven eighths of a cup
 fraction | At 1.5x speed. | at one point five times speed || at one point five x speed
 fraction | Only 1% left. | only one percent left
+weekday | Your visit is Wed, Mar 12 at 3pm. | your visit is wednesday march twelfth at three pm
+weekday | We open Mon, June 2. | we open monday june second
+weekday | Delivery on Fri. 10/4 works. | delivery on friday october fourth works
+weekday | The sale ends Sun, 9 Nov. | the sale ends sunday the ninth of november
+weekday | Sat, Dec 6 is fully booked. | saturday december sixth is fully booked
+weekday | Thu, 5/8 at noon is free. | thursday may eighth at noon is free
+weekday | Pickup: Tue., Jan 14. | pickup tuesday january fourteenth
+weekday | Call back Mon or Wed. | call back monday or wednesday
+weekday | We wed in the spring. | we wed in the spring
+weekday | The sun was out all day. | the sun was out all day
+weekday | Your slots are Wed, Thu, and Fri. | your slots are wednesday thursday and friday
+weekday | Closed Sun. | closed sunday
+place | Your flight boards at gate B22. | your flight boards at gate b twenty two
+place | You are in seat 14C. | you are in seat fourteen c
+place | Take exit 23B toward downtown. | take exit twenty three b toward downtown
+place | Stay on I-80 for ten miles. | stay on i eighty for ten miles
+place | The train leaves from platform 9A. | the train leaves from platform nine a
+place | Arrivals are at terminal 2. | arrivals are at terminal two
+place | Head to gate C7 now. | head to gate c seven now
+place | Seats 12A and 12B are together. | seats twelve a and twelve b are together
+place | Take I-95 north. | take i ninety five north
+place | Your locker is D104. | your locker is d one hundred four || your locker is d one oh four
+place | Serial number SN48213977. | serial number s n four eight two one three nine seven seven
+place | Use Route 66 to get there. | use route sixty six to get there
+dimension | The box is 40 x 30 x 15 cm. | the box is forty by thirty by fifteen centimeters
+dimension | Set it to 1920x1080. | set it to nineteen twenty by ten eighty || set it to one thousand nine hundred twenty by one thousand eighty
+dimension | You need a 2 x 4 board. | you need a two by four board
+dimension | The rug is 5x8 feet. | the rug is five by eight feet
+dimension | Print it at 8.5 x 11 inches. | print it at eight point five by eleven inches
+dimension | The room is 12 x 14 ft. | the room is twelve by fourteen feet
+dimension | A 10x10 tent. | a ten by ten tent
+dimension | The screen is 2560 x 1440. | the screen is twenty five sixty by fourteen forty || the screen is two thousand five hundred sixty by one thousand four hundred forty
+hash | Your order #58213 has shipped. | your order number five eight two one three has shipped
+hash | Check ticket #3 first. | check ticket number three first
+hash | Issue #412 is fixed. | issue number four twelve is fixed || issue number four one two is fixed
+hash | Invoice #20931 is due. | invoice number two zero nine three one is due
+hash | You are caller #7. | you are caller number seven
+hash | Case #880142 was opened. | case number eight eight zero one four two was opened
+hash | See #12 on the list. | see number twelve on the list
+paired | Your room is 1207. | your room is twelve oh seven
+paired | Go to suite 450. | go to suite four fifty
+paired | Text JOIN to 55123. | text join to five five one two three
+paired | Meeting ID: 845 2231 9907. | meeting i d eight four five two two three one nine nine zero seven
+paired | The conference ID is 612 448 0931. | the conference i d is six one two four four eight zero nine three one
+paired | Room 314 is on the third floor. | room three fourteen is on the third floor
+paired | Text STOP to 78901 to opt out. | text stop to seven eight nine zero one to opt out
+paired | Your passcode is 4471 2290. | your passcode is four four seven one two two nine zero
+paired | Head to room 2019. | head to room twenty nineteen
+paired | Dial in with access code 553 219. | dial in with access code five five three two one nine
+file | I attached invoice_2024.pdf for you. | i attached invoice underscore twenty twenty four dot p d f for you || i attached invoice underscore two zero two four dot pdf for you
+file | Open report-final.docx now. | open report dash final dot docx now
+file | Save it as notes_v2.txt. | save it as notes underscore v two dot txt || save it as notes underscore v two dot t x t
+file | The file is IMG_4521.jpg. | the file is img underscore four five two one dot jpg || the file is i m g underscore four five two one dot jpg || the file is i m g underscore four five two one dot j p g
+file | Send me budget_q3_2025.xlsx please. | send me budget underscore q three underscore twenty twenty five dot x l s x please || send me budget underscore q three underscore two zero two five dot xlsx please
+file | Download setup-1.4.exe today. | download setup dash one point four dot exe today || download setup dash one dot four dot exe today
+unitnoun | You are on a 10 GB plan. | you are on a ten gigabyte plan
+unitnoun | She ran a 5 km race. | she ran a five kilometer race
+unitnoun | It is a 30 minute call. | it is a thirty minute call
+unitnoun | We have a 2 liter bottle. | we have a two liter bottle
+unitnoun | Grab the 12 oz can. | grab the twelve ounce can
+unitnoun | He has a 3 hr shift. | he has a three hour shift
+unitnoun | Use the 20 lb bag. | use the twenty pound bag
+unitnoun | The trip is 5 km long. | the trip is five kilometers long
+unitnoun | I need 10 GB more. | i need ten gigabytes more
+unitnoun | A 50 mg dose works. | a fifty milligram dose works
+promo | Use code SPRING25 at checkout. | use code spring twenty five at checkout
+promo | Enter SAVE20 for a discount. | enter save twenty for a discount
+promo | Try WELCOME10 on your first order. | try welcome ten on your first order
+promo | The code FALL15 expires soon. | the code fall fifteen expires soon
+promo | Apply HOLIDAY50 today. | apply holiday fifty today
+promo | Use FREESHIP at checkout. | use freeship at checkout || use free ship at checkout
+ratio | The screen is 16:9. | the screen is sixteen by nine || the screen is sixteen to nine
+ratio | Shoot in 3:2 format. | shoot in three by two format || shoot in three to two format
+ratio | The odds of 5:1 are long. | the odds of five to one are long
+ratio | Mix at a ratio of 1:3. | mix at a ratio of one to three
+ratio | They won 2:1 at home. | they won two to one at home
+ratio | A 4:3 display. | a four by three display || a four to three display
+ratio | Meet at 4:30 today. | meet at four thirty today
+ratio | The ratio is 21:9. | the ratio is twenty one by nine || the ratio is twenty one to nine
+mixed | Add 1 1/2 cups of flour. | add one and a half cups of flour
+mixed | Cut 2 3/4 inches off. | cut two and three quarters inches off || cut two and three quarter inches off
+mixed | It takes 1 1/4 hours. | it takes one and a quarter hours
+mixed | Use 3 1/3 cups of water. | use three and a third cups of water || use three and one third cups of water
+mixed | The wait is 2 1/2 weeks. | the wait is two and a half weeks
+mixed | Pour 1 2/3 cups. | pour one and two thirds cups
+mixed | She is 5 1/2 years old. | she is five and a half years old
 """
 
 HELD_OUT = """

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_roles import paired
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     DAYS,
@@ -25,7 +27,6 @@ from tts_service.engine.reading.english_tokens import (
     Context,
     read_core,
     read_money,
-    read_number,
     unit_words,
 )  # fmt: skip
 from tts_service.engine.reading.words import NumberWords
@@ -275,11 +276,14 @@ class _Walk:
 
     def multi(self, i: int) -> int:
         return (
-            self._phone_spaced(i)
+            spans.grouped_id(self, i, self.ctx(i).before)
+            or self._phone_spaced(i)
             or self._with_ampm(i)
             or self._month_day(i)
             or self._day_month(i)
             or self._house_number(i)
+            or spans.dimensions(self, i)
+            or spans.mixed(self, i)
             or self._number_unit(i)
         )
 
@@ -367,26 +371,8 @@ class _Walk:
         for k in range(i + 2, min(i + 5, len(self.cores))):
             bare = self.core(k).rstrip(".")
             if bare in STREET_WORDS and len(bare) > 1 and self.core(k - 1)[:1].isupper():
-                return self.set(i, self._house(core))
+                return self.set(i, paired(core, self.w))
         return 0
-
-    def _house(self, core: str) -> str:
-        w = self.w
-        if len(core) == 3 and core[1:] != "00":
-            return (
-                w.cardinal(int(core[0]))
-                + " "
-                + ("oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:])))
-            )
-        if len(core) == 4 and core[2:] == "00" and core[1] != "0":
-            return w.cardinal(int(core[:2])) + " hundred"
-        if len(core) == 4 and core[2:] != "00" and core[0] != "0":
-            return (
-                w.cardinal(int(core[:2]))
-                + " "
-                + ("oh " + w.cardinal(int(core[3])) if core[2] == "0" else w.cardinal(int(core[2:])))
-            )
-        return read_number(core, w)
 
     def _number_unit(self, i: int) -> int:
         core, nxt = self.core(i), self.core(i + 1)
@@ -409,7 +395,7 @@ class _Walk:
             return self.set(i, w.number(core), "square", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
-        plural = core.lstrip("-−+") not in ("1", "1.0")
+        plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
         if nxt in CURRENCY_CODES:
             forms = CURRENCY_CODES[nxt]
             return self.set(i, w.number(core), forms[1] if plural else forms[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
 from tts_service.engine.reading.english_tables import (
@@ -57,6 +58,7 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_UNIT_PLURALS = {unit: forms[1] for unit, forms in UNITS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +93,14 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
+        if ctx.prev() in roles.PAIRED_CONTEXT and len(plain) <= 4:
+            return sign + roles.paired(plain, w)
+        if ctx.prev() == "to" and {"text", "txt", "sms"}.intersection(near) and 3 <= len(plain) <= 6:
+            return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
         ):
-            if ctx.prev() in ("flight", "room", "gate") and len(plain) <= 4:
+            if ctx.prev() in ("gate", "seat") and len(plain) <= 3:
                 return sign + w.cardinal(int(plain))
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
@@ -147,6 +153,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
+    if (td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until")) and 1 <= n <= 12 and b <= 31:
+        return td.month_day(n, b, w)  # "Thu, 5/8", "due 6/30": a date
     if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
@@ -178,9 +186,10 @@ def spell_code(core: str, w: NumberWords) -> str:
         out: list[str] = []
         for i, p in enumerate(pieces):
             if p.isdigit():
-                after_word = i > 0 and len(pieces[i - 1]) >= 3 and not pieces[i - 1].isupper()
+                after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
                 after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
-                out.append(w.cardinal(int(p)) if after_word and len(p) <= 2 else w.digits(p))
+                small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
+                out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
             elif _pronounceable(p):
                 out.append(p)
             else:
@@ -222,7 +231,7 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_"):
         return web.read_tag(core, w)
     if core[0] == "#" and core[1:].isdigit():
-        return "number " + read_number(core[1:], w)
+        return "number " + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
     if not any(c.isdigit() for c in core):
@@ -247,13 +256,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
         return STREET_WORDS[bare]
     day = td.day_name(core)
-    if (day is not None and (len(bare) < len(day)) and bare.lower() not in ("sun", "sat", "wed")) or (
-        day is not None
-        and bare.lower() in ("sun", "sat", "wed")
-        and core[:1].isupper()
-        and bare.isalpha()
-        and (ctx.next_raw[:1].isdigit() or ctx.next_word in ("-", "–", "to") or ctx.prev() in ("-", "–"))
-    ):
+    if day is not None and (len(bare) < len(day)) and (bare.lower() not in td.WORD_DAYS or _dated(core, ctx)):
         return day
     month = td.month_number(core)
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
@@ -267,6 +270,25 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
             return "the " + w.ordinal(roman)
         return w.cardinal(roman)
     return read_acronym(core, w)
+
+
+def _dated(core: str, ctx: Context) -> bool:
+    """ "Wed", "Sat", "Sun" are also words: a weekday when abbreviated with a period, or next to a
+    date, a month, another weekday or a range ("Wed, Mar 12", "Sat 10/4", "Mon or Wed")."""
+    if not core[:1].isupper() or not core.rstrip(".").isalpha():
+        return False
+    nxt = ctx.next_raw
+    dated = nxt[:1].isdigit() or td.day_name(nxt) is not None or td.month_number(nxt) is not None
+    after_day = td.day_name(ctx.prev_raw) is not None or (
+        ctx.prev() in ("or", "and", "to", "through", "thru") and td.day_name(ctx.prev(2).title()) is not None
+    )
+    return (
+        core.endswith(".")
+        or dated
+        or after_day
+        or ctx.next_word in ("-", "–", "to")
+        or ctx.prev() in ("-", "–")
+    )
 
 
 def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
@@ -300,6 +322,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return _fraction(m, w, ctx)
     if _VERSION.match(core):
         return " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
+    if (said := roles.dimension(core, w, _UNIT_PLURALS)) is not None:
+        return said
     if (m := _GLUED_UNIT.match(core)) is not None:
         num, unit = m.group("num"), m.group("unit")
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
@@ -309,6 +333,10 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
+    if (said := roles.place_code(core, ctx.prev(), w)) is not None:
+        return said
     if _CODE.match(core):
         return spell_code(core, w)
-    return None
+    if web.is_file_name(core) or web.is_domain(core):
+        return web.read_address(core, w)
+    return roles.ratio(core, (*ctx.before[-2:], ctx.next_word), w)

@@ -11,9 +11,11 @@ import re
 from tts_service.engine.reading.english_tables import DAYS, MONTH_NAMES, MONTHS
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["AMPM", "clock", "day_name", "iso_date", "month_day", "numeric_date", "read_time"]
+__all__ = ["AMPM", "WORD_DAYS", "clock", "day_name", "iso_date", "month_day", "numeric_date", "read_time"]
 
 AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
+#: weekday abbreviations that are also English words ("we wed", "sat down", "the sun")
+WORD_DAYS = frozenset(["sun", "sat", "wed"])
 _TIME = re.compile(
     r"^(?P<h>[01]?\d|2[0-4])(?::(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?|(?=[aApP]))"
     r"(?P<ampm>[aApP]\.?[mM]\.?)?$"

@@ -1,0 +1,129 @@
+"""Numbers read by the role they play, not by their size: references, places, ratios, dimensions.
+
+A person says a room number in pairs ("1207" -> "twelve oh seven"), an order reference digit by
+digit, a gate or a seat as a letter and a small number ("B22" -> "B twenty-two"), "16:9" as a
+ratio and "1920x1080" as a dimension. Each reader returns None when the token is not of its kind.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = [
+    "PAIRED_CONTEXT",
+    "dimension",
+    "mixed_fraction",
+    "paired",
+    "place_code",
+    "ratio",
+    "reference",
+]
+
+#: a number after these is said in pairs, as a room is ("room 1207": "twelve oh seven")
+PAIRED_CONTEXT = frozenset(["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office"])
+#: words after which a letter-and-number code is a secret to spell, not a place to say
+_SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
+#: words around a colon ratio that make it a picture's shape ("by"), not odds ("to")
+_SHAPE_WORDS = frozenset(
+    [
+        "aspect",
+        "screen",
+        "display",
+        "monitor",
+        "format",
+        "frame",
+        "video",
+        "photo",
+        "widescreen",
+        "resolution",
+        "tv",
+        "shoot",
+        "crop",
+        "image",
+        "sensor",
+    ]
+)
+_ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
+_PLACE = re.compile(r"^(?:(?P<l1>[A-Za-z])-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$")
+_RATIO = re.compile(r"^(?P<a>\d{1,3}):(?P<b>\d{1,3})$")
+_NUM = r"\d+(?:\.\d+)?"
+_DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
+_MIXED = re.compile(r"^(?P<a>[1-9]\d?)/(?P<b>[2-9]|1[0-6])$")
+_PARTS = {2: ("half", "halves"), 3: ("third", "thirds"), 4: ("quarter", "quarters")}
+
+
+def paired(core: str, w: NumberWords) -> str:
+    """A 3- or 4-digit reference in pairs: "314" -> "three fourteen", "1207" -> "twelve oh seven",
+    "1500" -> "fifteen hundred"; others as a cardinal."""
+    if len(core) == 3 and core[0] != "0" and core[1:] != "00":
+        tail = "oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:]))
+        return w.cardinal(int(core[0])) + " " + tail
+    if len(core) == 4 and core[0] != "0" and core[1] != "0" and core[2:] == "00":
+        return w.cardinal(int(core[:2])) + " hundred"
+    if len(core) == 4 and core[0] != "0" and core[2:] != "00":
+        tail = "oh " + w.cardinal(int(core[3])) if core[2] == "0" else w.cardinal(int(core[2:]))
+        return w.cardinal(int(core[:2])) + " " + tail
+    return w.cardinal(int(core)) if core.isdigit() and core[0] != "0" else w.digits(core)
+
+
+def reference(digits: str, w: NumberWords) -> str:
+    """A number that names something ("#3", "#412", "#58213"): small ones as numbers, three or
+    four digits in pairs, longer ones digit by digit."""
+    if len(digits) <= 2 and digits[0] != "0":
+        return w.cardinal(int(digits))
+    if len(digits) <= 4 and digits[0] != "0":
+        return paired(digits, w)
+    return w.digits(digits) if len(digits) <= 15 else w.digit_groups(digits)
+
+
+def place_code(core: str, prev: str, w: NumberWords) -> str | None:
+    """A gate, seat, exit or highway: one letter and a small number ("B22", "14C", "I-80")."""
+    m = _PLACE.match(core)
+    if m is None or prev in _SECRET_CONTEXT:
+        return None
+    if m.group("l1"):
+        return w.letters(m.group("l1")) + " " + w.cardinal(int(m.group("n1")))
+    return w.cardinal(int(m.group("n2"))) + " " + w.letters(m.group("l2"))
+
+
+def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
+    """ "16:9" (a shape: "sixteen by nine"), "5:1" (odds, a score: "five to one"); not a time.
+
+    ``near``: the two words before the ratio and the one after it."""
+    m = _RATIO.match(core)
+    if m is None:
+        return None
+    a, b = m.group("a"), m.group("b")
+    odds = bool(_ODDS_WORDS.intersection(near))
+    shape = not odds and bool(_SHAPE_WORDS.intersection(near))
+    if len(b) == 2 and not odds and not shape:
+        return None  # "4:30" is a time
+    link = "by" if shape else "to"
+    return f"{w.cardinal(int(a))} {link} {w.cardinal(int(b))}"
+
+
+def dimension(core: str, w: NumberWords, unit_words: dict[str, str]) -> str | None:
+    """ "1920x1080" -> "nineteen twenty by ten eighty"... as numbers joined by "by"; "5x8ft"."""
+    m = _DIMENSION.match(core)
+    if m is None:
+        return None
+    unit = m.group("unit") or ""
+    if unit and unit not in unit_words:
+        return None
+    sides = [w.number(s) for s in (m.group("a"), m.group("b"), m.group("c")) if s]
+    return " by ".join(sides) + (" " + unit_words[unit] if unit else "")
+
+
+def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
+    """ "1", "1/2" -> "one and a half"; "2", "3/4" -> "two and three quarters"."""
+    m = _MIXED.match(fraction)
+    if m is None or not whole.isdigit() or whole[0] == "0":
+        return None
+    a, b = int(m.group("a")), int(m.group("b"))
+    if a >= b:
+        return None
+    one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
+    part = ("a " + one) if a == 1 else (w.cardinal(a) + " " + many)
+    return f"{w.cardinal(int(whole))} and {part}"
