@@ -62,7 +62,21 @@ ROLES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("written", "spoken"), ROLES)
+# Kinds found by running the reader against a public normalization suite's development half.
+WRITTEN_OTHERWISE = [
+    ("july 25 2012, 20 january", "July twenty-fifth twenty twelve, the twentieth of January"),
+    ("Due 15-01-2020 or Jan-15", "Due the fifteenth of January, twenty twenty or January fifteenth"),
+    ("On 2016/07/03", "On July third, twenty sixteen"),
+    ("Server IP 10.0.12.255", "Server I P one zero dot zero dot one two dot two five five"),
+    ("Call (555)555-5555 or +1(212) 555-0199",
+     "Call five five five, five five five, five five five five or plus one, two one two, five five five, "
+     "zero one nine nine"),
+    ("Choose upgrade/downgrade", "Choose upgrade slash downgrade"),
+    ("Built in 340 AD at 708 N 1st St", "Built in three forty A. D at seven oh eight North first Street"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("written", "spoken"), ROLES + WRITTEN_OTHERWISE)
 def test_numbers_and_codes_are_read_by_the_role_they_play(written: str, spoken: str) -> None:
     assert read(written).text == spoken
 

@@ -37,10 +37,11 @@ _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
 _DASHES = ("-", "–", "—")
 _PHONE_ONE = re.compile(
-    r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\((?P<a1>\d{3})\)\s?|(?P<a2>\d{3})[-.])(?P<b>\d{3})[-.](?P<c>\d{4})$"
+    r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\(?(?P<a1>\d{3})\)[-\s]?|(?P<a2>\d{3})[-.])"
+    r"(?P<b>\d{3})[-.](?P<c>\d{4})$"
     r"|^(?P<b2>\d{3})-(?P<c2>\d{4})$|^(?P<tf>1-8\d\d)-(?P<tb>\d{3})-(?P<tc>\d{4})$"
 )
-_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}|\d{1,5}|\d{3}-\d{4})$")
+_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}(?:\(\d{3})?|\d{1,5}|\d{3}-\d{4}|\d{3}\)-?\d{3}-\d{4})$")
 _PHONE_CONTEXT = frozenset(
     ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
 )
@@ -178,6 +179,10 @@ class _Walk:
             return ""
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
+        if lead.endswith("(") and ")" in core and "(" not in core:
+            lead = lead[:-1]  # "(555)555-5555" was read whole
+        if trail.startswith(")") and "(" in core and ")" not in core:
+            trail = trail[1:]  # "+1(123)"
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
         return lead + spoken + trail if core else self.raw[i]
@@ -202,7 +207,7 @@ class _Walk:
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
-        phone = self._phone_one(core)
+        phone = self._phone_one(core) or td.named_date(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -311,11 +316,13 @@ class _Walk:
         if not 7 <= digits <= 15 or not plausible:
             return 0
         spoken = [
-            ("plus " if c.startswith("+") else "") + ", ".join(self.w.digits(g) for g in c.split("-"))
+            ("plus " if c.startswith("+") else "")
+            + ", ".join(self.w.digits(g) for g in re.split(r"[-()]+", c) if g.strip("+"))
             for c in cores
         ]
         spoken = [
-            s + "," if k < len(spoken) - 1 and not self.trail(i + k) else s for k, s in enumerate(spoken)
+            s + "," if k < len(spoken) - 1 and not self.trail(i + k).strip(")") else s
+            for k, s in enumerate(spoken)
         ]
         return self.set(i, *spoken)
 
@@ -370,7 +377,12 @@ class _Walk:
             return 0
         for k in range(i + 2, min(i + 5, len(self.cores))):
             bare = self.core(k).rstrip(".")
-            if bare in STREET_WORDS and len(bare) > 1 and self.core(k - 1)[:1].isupper():
+            name = self.core(k - 1)
+            if (
+                bare in STREET_WORDS
+                and len(bare) > 1
+                and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
+            ):
                 return self.set(i, paired(core, self.w))
         return 0
 

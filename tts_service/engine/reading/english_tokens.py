@@ -58,6 +58,8 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 _UNIT_PLURALS = {unit: forms[1] for unit, forms in UNITS.items()}
 
 
@@ -105,6 +107,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
+        if ctx.next_word.replace(".", "") in ("ad", "bc", "bce", "ce") and len(plain) <= 4:
+            return sign + (w.year(int(plain)) if len(plain) == 4 else roles.paired(plain, w))  # "340 AD"
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
@@ -248,8 +252,10 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     street = bare in STREET_WORDS and after_name and capital_before
     if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
         street = False  # "Visit St. Louis": the word before starts the unit
-    if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isupper()):
-        street = False
+    if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isalnum()):
+        street = False  # "9 N Main St", "708 N 1st St"
+    if bare.islower() and bare.title() in _LOWER_STREET and ctx.prev_raw[:1].isupper():
+        return STREET_WORDS[bare.title()]  # "San Tomas hwy"
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
     if bare in TITLES and (title_next or not ctx.before) and not street:
         return TITLES[bare]
@@ -261,6 +267,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     month = td.month_number(core)
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
         return MONTH_NAMES[month - 1]
+    if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
+        return " slash ".join(read_acronym(p, w) or p for p in core.split("/"))
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
         return f"{w.letters(a)} and {w.letters(b)}".strip()
@@ -299,7 +307,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money
     if (m := _PERCENT.match(core)) is not None:
         return w.number(m.group("num")) + " percent"
-    for reader in (td.iso_date, td.numeric_date):
+    for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
     if (time := td.read_time(core, w)) is not None:
@@ -320,6 +328,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
+    if _IP.match(core) and ("ip" in ctx.before or any(len(p) == 3 for p in core.split("."))):
+        return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
     if _VERSION.match(core):
         return " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
     if (said := roles.dimension(core, w, _UNIT_PLURALS)) is not None:
