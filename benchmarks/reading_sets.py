@@ -356,6 +356,26 @@ mixed | Use 3 1/3 cups of water. | use three and a third cups of water || use th
 mixed | The wait is 2 1/2 weeks. | the wait is two and a half weeks
 mixed | Pour 1 2/3 cups. | pour one and two thirds cups
 mixed | She is 5 1/2 years old. | she is five and a half years old
+measure | The plan is $20/mo. | the plan is twenty dollars per month
+measure | Rooms start at $149/night. | rooms start at one hundred forty nine dollars per night
+measure | It flows at 250 ml/min. | it flows at two hundred fifty milliliters per minute
+measure | Speeds up to 3 GB/s. | speeds up to three gigabytes per second
+measure | The lot is 60 km2. | the lot is sixty square kilometers
+measure | Bags of 2-5lb each. | bags of two to five pounds each
+measure | A 24-hour hotline. | a twenty four hour hotline
+measure | A 7.5-inch screen. | a seven point five inch screen
+measure | It is 100 million km away. | it is one hundred million kilometers away
+measure | We offer a 401(k) plan. | we offer a four oh one k plan
+fraction | Use a 5/16 wrench. | use a five sixteenths wrench
+fraction | Only 1/3rd is left. | only one third is left
+time | The clip runs 1:04:30. | the clip runs one hour four minutes and thirty seconds
+time | Doors open at 7.30 pm. | doors open at seven thirty pm
+date | The lease began 15-03-2021. | the lease began the fifteenth of march twenty twenty one
+date | Renewal is due august 3. | renewal is due august third
+date | Filed on 2023/11/02. | filed on november second twenty twenty three
+date | Music from the mid-1990s. | music from the mid nineteen nineties
+phone | Call (415)555-0188 now. | call four one five five five five zero one eight eight now
+web | Ping 192.168.0.12 first. | ping one nine two dot one six eight dot zero dot one two first
 """
 
 HELD_OUT = """

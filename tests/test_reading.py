@@ -73,6 +73,15 @@ WRITTEN_OTHERWISE = [
      "zero one nine nine"),
     ("Choose upgrade/downgrade", "Choose upgrade slash downgrade"),
     ("Built in 340 AD at 708 N 1st St", "Built in three forty A. D at seven oh eight North first Street"),
+    ("$20/mo, $149/night, 3 GB/s, 60 km2",
+     "twenty dollars per month, one hundred forty-nine dollars per night, three gigabytes per second, "
+     "sixty square kilometers"),
+    ("A 24-hour line, 2-5lb bags, 100 million km, a 401(k)",
+     "A twenty-four hour line, two to five pounds bags, one hundred million kilometers, a four oh one k"),
+    ("A 5/16 wrench, 31/32, 1/3rd, the mid-1990s",
+     "A five sixteenths wrench, thirty-one thirty-seconds, one third, the mid nineteen nineties"),
+    ("It runs 1:04:30, doors at 7.30 pm",
+     "It runs one hour four minutes and thirty seconds, doors at seven thirty PM"),
 ]  # fmt: skip
 
 

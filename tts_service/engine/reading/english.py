@@ -181,7 +181,7 @@ class _Walk:
             lead = ""  # '80s
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
-        if trail.startswith(")") and "(" in core and ")" not in core:
+        if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
             trail = trail[1:]  # "+1(123)"
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
@@ -238,6 +238,10 @@ class _Walk:
         if m is None:
             return None
         left, right = m.groups()
+        glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
+        unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
+        if glued and unit:  # "2-5lb": "two to five pounds"
+            return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
         if not (self._rangeable(left) and self._rangeable(right)):
             return None
         w = self.w
@@ -330,7 +334,9 @@ class _Walk:
         nxt = self.core(i + 1).lower()
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
-        said = td.read_time(self.core(i), self.w, next_ampm=td.AMPM[nxt])
+        said = td.read_time(
+            re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", self.core(i)), self.w, next_ampm=td.AMPM[nxt]
+        )
         if said is None and _PLAIN_INT.match(self.core(i)) and 1 <= int(self.core(i)) <= 12:
             said = self.w.cardinal(int(self.core(i)))
         else:
@@ -396,6 +402,9 @@ class _Walk:
             if money is not None:
                 number, _, unit = money.partition(" " + SCALES[nxt] + " ")
                 return self.set(i, number, SCALES[nxt] + " " + unit)
+            measure = None if self.trail(i + 1) else unit_words(self.core(i + 2), True)
+            if measure is not None and _NUMBERISH.match(core) and self.core(i + 2) not in RISKY_UNITS:
+                return self.set(i, w.number(core), SCALES[nxt], measure)  # "100 million km"
             return 0
         fraction = re.match(r"^(\d+)/(\d+)$", core)
         if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"

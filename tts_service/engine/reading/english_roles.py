@@ -8,12 +8,16 @@ ratio and "1920x1080" as a dimension. Each reader returns None when the token is
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from tts_service.engine.reading.english_tables import UNITS
+from tts_service.engine.reading.english_units import PER_WORDS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "PAIRED_CONTEXT",
     "dimension",
+    "joined",
     "mixed_fraction",
     "paired",
     "place_code",
@@ -127,3 +131,30 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
     one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
     part = ("a " + one) if a == 1 else (w.cardinal(a) + " " + many)
     return f"{w.cardinal(int(whole))} and {part}"
+
+
+_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
+_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+)-(?P<word>[A-Za-z]+)$")
+_PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
+_PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
+
+
+def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | None]) -> str | None:
+    """A number joined to a word: "$20/mo" -> "twenty dollars per month", "7.2-millimeter" (an
+    adjective: the unit singular), "24-hour", "mid-1980s". ``head`` reads the number part."""
+    if (m := _PER.match(core)) is not None:
+        unit = m.group("unit")
+        said, per = head(m.group("head"), w), unit_words(unit, False) or PER_WORDS.get(unit.lower(), ("",))[0]
+        return None if said is None or not per else f"{said} per {per}"
+    if (m := _HYPHENED.match(core)) is not None:
+        said, word = head(m.group("head"), w), m.group("word")
+        unit = unit_words(word, False) if word.islower() or word in UNITS else None
+        if said is None or (unit is None and not (word.islower() and len(word) >= 3)):
+            return None
+        return f"{said} {unit or word}"
+    if (m := _PLAN.match(core)) is not None:  # "401(k)", "403(b)": the plan's name
+        return paired(m.group("n"), w) + " " + m.group("letter")
+    if (m := _PREFIXED.match(core)) is not None:
+        said = head(m.group("rest"), w)
+        return None if said is None else f"{m.group('prefix')} {said}"
+    return None

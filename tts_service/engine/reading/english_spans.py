@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from tts_service.engine.reading.english_roles import mixed_fraction
+from tts_service.engine.reading.english_roles import dimension, mixed_fraction
 from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
@@ -79,14 +79,21 @@ class Walk(Protocol):
     def set(self, i: int, *spoken: str) -> int: ...
 
 
-def _unit_after(walk: Walk, k: int, prev: str) -> str | None:
+def _unit_after(walk: Walk, k: int, prev: str, *, risky: bool = False) -> str | None:
+    """The unit at ``k``; ``risky``: after a dimension even "m" and "in" are units ("25 x 7 m")."""
     unit = walk.core(k).rstrip(".")
-    return None if unit in RISKY_UNITS else unit_words(unit, not before_noun(walk, k - 1, prev))
+    if unit in RISKY_UNITS and (not risky or unit == "x"):
+        return None
+    return unit_words(unit, not before_noun(walk, k - 1, prev))
 
 
 def dimensions(walk: Walk, i: int) -> int:
     """ "40 x 30 x 15 cm", "2 x 4", "12 x 14 ft": the sides joined by "by", the unit plural."""
     k = i
+    glued = dimension(walk.core(i), walk.w, {})
+    if glued is not None and not walk.trail(i):  # "2x8 m2"
+        unit = _unit_after(walk, i + 1, walk.core(i - 1).lower(), risky=True)
+        return walk.set(i, glued, unit) if unit else 0
     spoken = [walk.w.number(walk.core(i))] if _QUANTITY.match(walk.core(i)) else []
     while spoken and not walk.trail(k) and walk.core(k + 1) in _TIMES and not walk.trail(k + 1):
         if not _QUANTITY.match(walk.core(k + 2)):
@@ -95,7 +102,7 @@ def dimensions(walk: Walk, i: int) -> int:
         k += 2
     if len(spoken) < 3:
         return 0
-    unit = None if walk.trail(k) else _unit_after(walk, k + 1, walk.core(i - 1).lower())
+    unit = None if walk.trail(k) else _unit_after(walk, k + 1, walk.core(i - 1).lower(), risky=True)
     return walk.set(i, *spoken, *([unit] if unit else []))
 
 

@@ -27,6 +27,7 @@ from tts_service.engine.reading.english_tables import (
     UNITS,
     YEAR_CONTEXT,
 )  # fmt: skip
+from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_number", "unit_words"]
@@ -41,7 +42,7 @@ _MONEY = re.compile(
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
 _ORDINAL = re.compile(r"^(?P<n>\d[\d,]*)(?:st|nd|rd|th|ST|ND|RD|TH)$")
 _DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
-_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)$")
+_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
 _GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
 _FEET = re.compile(
     r"^(?P<ft>\d+)['′](?:(?P<in>\d+(?:\.\d+)?)(?:\"|″|'')?)?$|^(?P<only_in>\d+(?:\.\d+)?)(?:\"|″)$"
@@ -75,11 +76,6 @@ class Context:
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
-
-
-def unit_words(unit: str, plural: bool) -> str | None:
-    forms = UNITS.get(unit) or UNITS.get(unit.lower())
-    return None if forms is None else forms[1 if plural else 0]
 
 
 def _is_one(num: str) -> bool:
@@ -157,13 +153,22 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
+    if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
+        return (
+            w.cardinal(n)
+            + " "
+            + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
+        )
     if (td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until")) and 1 <= n <= 12 and b <= 31:
         return td.month_day(n, b, w)  # "Thu, 5/8", "due 6/30": a date
     if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
-    if n <= 12 and b <= 31:
+    measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
+    if n <= 12 and b <= 31 and not (measured and n < b):
         return td.month_day(n, b, w)
+    if n < b:  # "31/32": "thirty-one thirty-seconds"
+        return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
     return f"{w.cardinal(n)} over {w.cardinal(b)}"
 
 
@@ -280,6 +285,14 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     return read_acronym(core, w)
 
 
+def _joined_head(part: str, w: NumberWords) -> str | None:
+    if (m := _MONEY.match(part)) is not None:
+        return _money(m, w)
+    if _NUMBER.match(part) or _DECADE.match(part):
+        return _read_numeric(part, w, Context((), "", ""))
+    return None
+
+
 def _dated(core: str, ctx: Context) -> bool:
     """ "Wed", "Sat", "Sun" are also words: a weekday when abbreviated with a period, or next to a
     date, a month, another weekday or a range ("Wed, Mar 12", "Sat 10/4", "Mon or Wed")."""
@@ -343,6 +356,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
+    if (said := roles.joined(core, w, _joined_head)) is not None:
+        return said
     if (said := roles.place_code(core, ctx.prev(), w)) is not None:
         return said
     if _CODE.match(core):

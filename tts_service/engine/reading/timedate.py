@@ -50,6 +50,8 @@ def clock(hour: int, minute: int, words: NumberWords, *, ampm: str = "", second:
             text += " o'clock"
         else:
             text += " hundred"
+    elif minute == 0:
+        text += "" if ampm else " hundred"  # "10:00:00 PM": "ten PM and zero seconds"
     elif minute < 10:
         text += " oh " + words.cardinal(minute)
     else:
@@ -73,6 +75,10 @@ def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | No
     if ampm and not 1 <= hour <= 12:
         return None
     second = int(m.group("s")) if m.group("s") else None
+    if second is not None and not ampm:  # "1:01:01", "14:10:30": hours, minutes and seconds
+        parts = [(hour, "hour"), (int(m.group("m")), "minute"), (second, "second")]
+        said = [f"{words.cardinal(n)} {unit}{'' if n == 1 else 's'}" for n, unit in parts]
+        return f"{said[0]} {said[1]} and {said[2]}"
     return clock(hour, int(m.group("m") or 0), words, ampm=ampm, second=second)
 
 
