@@ -376,6 +376,26 @@ date | Filed on 2023/11/02. | filed on november second twenty twenty three
 date | Music from the mid-1990s. | music from the mid nineteen nineties
 phone | Call (415)555-0188 now. | call four one five five five five zero one eight eight now
 web | Ping 192.168.0.12 first. | ping one nine two dot one six eight dot zero dot one two first
+weekday | Mon 3/10 works for us. | monday march tenth works for us
+weekday | We're closed Sat and Sun. | we're closed saturday and sunday
+weekday | We meet every Wed at noon. | we meet every wednesday at noon
+weekday | See you on Sat! | see you on saturday
+weekday | Your order ships Wed. | your order ships wednesday
+place | Take I-405 south to exit 12. | take i four oh five south to exit twelve || take i four hundred five south to exit twelve
+place | Gate D104 is at the far end. | gate d one oh four is at the far end || gate d one hundred four is at the far end
+place | Take Route 101 north. | take route one oh one north
+place | Your table is 12, in row 3. | your table is twelve in row three
+hash | Order #A1234 shipped. | order number a one two three four shipped
+hash | Store #0421 is open late. | store number zero four two one is open late
+paired | Reply YES to 22333. | reply yes to two two three three three
+paired | Enter 4471# to join. | enter four four seven one pound to join
+paired | Flight 1234 is boarding. | flight twelve thirty four is boarding
+promo | Use SUMMER2024 for 20% off. | use summer twenty twenty four for twenty percent off
+dimension | A 10' x 12' room. | a ten feet by twelve feet room || a ten foot by twelve foot room
+dimension | Print on 8.5" x 11" paper. | print on eight point five inches by eleven inches paper || print on eight and a half by eleven inch paper
+dimension | The deck is 12'x14'. | the deck is twelve feet by fourteen feet
+mixed | Add 1-1/2 cups of milk. | add one and a half cups of milk
+mixed | Add 1½ cups and ¾ tsp salt. | add one and a half cups and three quarters teaspoon salt || add one and a half cups and three quarters of a teaspoon salt
 """
 
 HELD_OUT = """

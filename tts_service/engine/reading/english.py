@@ -13,7 +13,7 @@ import re
 
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_roles import paired
+from tts_service.engine.reading.english_roles import amount, paired
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     DAYS,
@@ -67,6 +67,8 @@ def split_token(token: str) -> tuple[str, str, str]:
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
         core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
+        core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
     elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
         core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
     return token[:start], core, trail
@@ -146,7 +148,8 @@ class _Walk:
         before = tuple(c.lower() for c in self.cores[max(0, i - 3) : i])
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
-        return Context(before, nxt.lower(), nxt, punctuated=bool(self.trail(i)), prev_raw=prev_raw)
+        after = self.core(i + 2)
+        return Context(before, nxt.lower(), nxt, bool(self.trail(i)), prev_raw=prev_raw, after_next=after)
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
@@ -406,6 +409,9 @@ class _Walk:
             if measure is not None and _NUMBERISH.match(core) and self.core(i + 2) not in RISKY_UNITS:
                 return self.set(i, w.number(core), SCALES[nxt], measure)  # "100 million km"
             return 0
+        fraction_amount = amount(core, w)
+        if fraction_amount and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1½ tsp"
+            return self.set(i, fraction_amount[0], unit_words(nxt, fraction_amount[1]) or nxt)
         fraction = re.match(r"^(\d+)/(\d+)$", core)
         if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
             plural = int(fraction.group(1)) > int(fraction.group(2))

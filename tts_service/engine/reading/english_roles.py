@@ -16,6 +16,7 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "PAIRED_CONTEXT",
+    "amount",
     "dimension",
     "joined",
     "mixed_fraction",
@@ -23,10 +24,15 @@ __all__ = [
     "place_code",
     "ratio",
     "reference",
+    "side",
 ]
 
 #: a number after these is said in pairs, as a room is ("room 1207": "twelve oh seven")
-PAIRED_CONTEXT = frozenset(["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office"])
+PAIRED_CONTEXT = frozenset(
+    ["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office", "route", "highway", "hwy",
+     "interstate", "exit", "platform", "terminal", "gate", "seat", "bus", "track", "pier", "dock", "bay",
+     "level", "floor", "row", "aisle", "table", "locker", "section", "lot", "channel", "building", "bldg"]
+)  # fmt: skip
 #: words after which a letter-and-number code is a secret to spell, not a place to say
 _SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
 #: words around a colon ratio that make it a picture's shape ("by"), not odds ("to")
@@ -52,8 +58,12 @@ _SHAPE_WORDS = frozenset(
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
 _PLACE = re.compile(r"^(?:(?P<l1>[A-Za-z])-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$")
 _RATIO = re.compile(r"^(?P<a>\d{1,3}):(?P<b>\d{1,3})$")
-_NUM = r"\d+(?:\.\d+)?"
+_NUM = r"\d+(?:\.\d+)?['′\"″]?"
 _DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
+_MARKS = {"'": "feet", "′": "feet", '"': "inches", "″": "inches"}
+_VULGAR = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
+           "⅝": (5, 8), "⅞": (7, 8)}  # fmt: skip
+_AMOUNT = re.compile(r"^(?P<whole>\d{1,3})?(?:(?P<v>[½¼¾⅓⅔⅛⅜⅝⅞])|-(?P<a>\d{1,2})/(?P<b>\d{1,2}))$")
 _MIXED = re.compile(r"^(?P<a>[1-9]\d?)/(?P<b>[2-9]|1[0-6])$")
 _PARTS = {2: ("half", "halves"), 3: ("third", "thirds"), 4: ("quarter", "quarters")}
 
@@ -87,9 +97,9 @@ def place_code(core: str, prev: str, w: NumberWords) -> str | None:
     m = _PLACE.match(core)
     if m is None or prev in _SECRET_CONTEXT:
         return None
-    if m.group("l1"):
-        return w.letters(m.group("l1")) + " " + w.cardinal(int(m.group("n1")))
-    return w.cardinal(int(m.group("n2"))) + " " + w.letters(m.group("l2"))
+    if m.group("l1"):  # "I-405": "I four oh five", as a route is said
+        return w.letters(m.group("l1")) + " " + paired(m.group("n1"), w)
+    return paired(m.group("n2"), w) + " " + w.letters(m.group("l2"))
 
 
 def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
@@ -116,8 +126,30 @@ def dimension(core: str, w: NumberWords, unit_words: dict[str, str]) -> str | No
     unit = m.group("unit") or ""
     if unit and unit not in unit_words:
         return None
-    sides = [w.number(s) for s in (m.group("a"), m.group("b"), m.group("c")) if s]
+    sides = [side(s, w) for s in (m.group("a"), m.group("b"), m.group("c")) if s]
     return " by ".join(sides) + (" " + unit_words[unit] if unit else "")
+
+
+def side(text: str, w: NumberWords) -> str:
+    """One side of a dimension: "12" or "12'" ("twelve feet") or '11"' ("eleven inches")."""
+    mark = _MARKS.get(text[-1:], "")
+    number = text[:-1] if mark else text
+    return w.number(number) + (
+        " " + (mark if number != "1" else {"feet": "foot", "inches": "inch"}[mark]) if mark else ""
+    )
+
+
+def amount(core: str, w: NumberWords) -> tuple[str, bool] | None:
+    """ "1½", "¾", "1-1/2" -> ("one and a half", plural?): fractions as recipes write them."""
+    m = _AMOUNT.match(core)
+    if m is None or (not m.group("whole") and not m.group("v")):
+        return None
+    a, b = _VULGAR[m.group("v")] if m.group("v") else (int(m.group("a")), int(m.group("b")))
+    if m.group("whole"):
+        said = mixed_fraction(m.group("whole"), f"{a}/{b}", w)
+        return None if said is None else (said, True)
+    one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
+    return ("one " + one if a == 1 else w.cardinal(a) + " " + many), a > b
 
 
 def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from tts_service.engine.reading.english_roles import dimension, mixed_fraction
+from tts_service.engine.reading.english_roles import dimension, mixed_fraction, side
 from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Walk", "before_noun", "dimensions", "grouped_id", "mixed"]
 
-_QUANTITY = re.compile(r"^\d+(?:\.\d+)?$")
+_QUANTITY = re.compile(r"^\d+(?:\.\d+)?['′\"″]?$")
 _TIMES = frozenset(["x", "X", "×", "by"])
 _GROUP = re.compile(r"^\d{2,5}$")
 #: words that name what the spaced digit groups after them are ("Meeting ID: 845 2231 9907")
@@ -94,11 +94,11 @@ def dimensions(walk: Walk, i: int) -> int:
     if glued is not None and not walk.trail(i):  # "2x8 m2"
         unit = _unit_after(walk, i + 1, walk.core(i - 1).lower(), risky=True)
         return walk.set(i, glued, unit) if unit else 0
-    spoken = [walk.w.number(walk.core(i))] if _QUANTITY.match(walk.core(i)) else []
+    spoken = [side(walk.core(i), walk.w)] if _QUANTITY.match(walk.core(i)) else []
     while spoken and not walk.trail(k) and walk.core(k + 1) in _TIMES and not walk.trail(k + 1):
         if not _QUANTITY.match(walk.core(k + 2)):
             break
-        spoken += ["by", walk.w.number(walk.core(k + 2))]
+        spoken += ["by", side(walk.core(k + 2), walk.w)]
         k += 2
     if len(spoken) < 3:
         return 0

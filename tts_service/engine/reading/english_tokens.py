@@ -59,6 +59,7 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 _UNIT_PLURALS = {unit: forms[1] for unit, forms in UNITS.items()}
@@ -73,6 +74,7 @@ class Context:
     next_raw: str  # as written, punctuation stripped
     punctuated: bool = False  # the token itself ends in punctuation ("St,")
     prev_raw: str = ""  # the previous word as written
+    after_next: str = ""  # the word after the next one, as written
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
@@ -93,13 +95,11 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         near = ctx.before[-3:]
         if ctx.prev() in roles.PAIRED_CONTEXT and len(plain) <= 4:
             return sign + roles.paired(plain, w)
-        if ctx.prev() == "to" and {"text", "txt", "sms"}.intersection(near) and 3 <= len(plain) <= 6:
+        if ctx.prev() == "to" and _TEXTING.intersection(near) and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
         ):
-            if ctx.prev() in ("gate", "seat") and len(plain) <= 3:
-                return sign + w.cardinal(int(plain))
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
@@ -150,6 +150,8 @@ def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
+    if td.day_name(ctx.prev_raw) and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31:
+        return td.month_day(int(a), b, w)  # "Mon 3/10": a date
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
@@ -198,6 +200,9 @@ def spell_code(core: str, w: NumberWords) -> str:
                 after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
                 after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
                 small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
+                if after_word and re.match(r"^(?:19|20)\d\d$", p):
+                    out.append(w.year(int(p)))  # "SUMMER2024"
+                    continue
                 out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
             elif _pronounceable(p):
                 out.append(p)
@@ -237,12 +242,18 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return ABBREVIATIONS[core.lower()]
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
+    if core[0] == "#" and re.match(r"^#[A-Z]+\d[A-Z\d-]*$", core):  # "Order #A1234": a reference
+        return "number " + spell_code(core[1:], w)
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_"):
         return web.read_tag(core, w)
+    if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
+        return w.digits(core[:-1]) + " pound"
     if core[0] == "#" and core[1:].isdigit():
         return "number " + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
+    if (said := roles.amount(core, w)) is not None:
+        return said[0]
     if not any(c.isdigit() for c in core):
         return _read_word(core, w, ctx)
     return _read_numeric(core, w, ctx)
@@ -261,6 +272,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         street = False  # "9 N Main St", "708 N 1st St"
     if bare.islower() and bare.title() in _LOWER_STREET and ctx.prev_raw[:1].isupper():
         return STREET_WORDS[bare.title()]  # "San Tomas hwy"
+    if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
+        return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
     if bare in TITLES and (title_next or not ctx.before) and not street:
         return TITLES[bare]
@@ -303,9 +316,12 @@ def _dated(core: str, ctx: Context) -> bool:
     after_day = td.day_name(ctx.prev_raw) is not None or (
         ctx.prev() in ("or", "and", "to", "through", "thru") and td.day_name(ctx.prev(2).title()) is not None
     )
+    after = ctx.next_word in ("and", "or", "&", "through", "thru") and td.day_name(ctx.after_next) is not None
     return (
         core.endswith(".")
         or dated
+        or after
+        or ctx.prev() in ("every", "on", "next", "this", "last", "until", "till", "by", "from", "each")
         or after_day
         or ctx.next_word in ("-", "–", "to")
         or ctx.prev() in ("-", "–")
