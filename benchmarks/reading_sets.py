@@ -396,6 +396,12 @@ dimension | Print on 8.5" x 11" paper. | print on eight point five inches by ele
 dimension | The deck is 12'x14'. | the deck is twelve feet by fourteen feet
 mixed | Add 1-1/2 cups of milk. | add one and a half cups of milk
 mixed | Add 1½ cups and ¾ tsp salt. | add one and a half cups and three quarters teaspoon salt || add one and a half cups and three quarters of a teaspoon salt
+range | A budget of $5k-$10k works. | a budget of five thousand to ten thousand dollars works || a budget of five thousand dollars to ten thousand dollars works
+cardinal | We ship 3 x a week. | we ship three times a week
+money | You have 2 x $50 charges. | you have two times fifty dollars charges || you have two fifty dollar charges
+code | Our 5G plan is fast. | our five g plan is fast
+code | It's a 2-for-1 deal. | it's a two for one deal
+measure | The 2 hrs you spent helped. | the two hours you spent helped
 """
 
 HELD_OUT = """

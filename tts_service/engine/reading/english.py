@@ -47,7 +47,7 @@ _PHONE_CONTEXT = frozenset(
 )
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
-_NUMBERISH = re.compile(r"^[-−+]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?$")
+_NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
 def split_token(token: str) -> tuple[str, str, str]:
@@ -204,6 +204,8 @@ class _Walk:
         w, ctx = self.w, self.ctx(i)
         if core in _DASHES and self._rangeable(self.core(i - 1)) and self._rangeable(self.core(i + 1)):
             return "to"
+        if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
+            return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
         after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
         if core in STATES and (after_city or (i == 0 and zip_next)):

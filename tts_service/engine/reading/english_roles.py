@@ -167,6 +167,7 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
 
 _PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
 _HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+)-(?P<word>[A-Za-z]+)$")
+_LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
 _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
 
@@ -184,6 +185,8 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         if said is None or (unit is None and not (word.islower() and len(word) >= 3)):
             return None
         return f"{said} {unit or word}"
+    if (m := _LINKED.match(core)) is not None:  # "2-for-1", "3-in-1", "1-on-1"
+        return f"{w.cardinal(int(m.group(1)))} {m.group(2)} {w.cardinal(int(m.group(3)))}"
     if (m := _PLAN.match(core)) is not None:  # "401(k)", "403(b)": the plan's name
         return paired(m.group("n"), w) + " " + m.group("letter")
     if (m := _PREFIXED.match(core)) is not None:
