@@ -402,6 +402,17 @@ money | You have 2 x $50 charges. | you have two times fifty dollars charges || 
 code | Our 5G plan is fast. | our five g plan is fast
 code | It's a 2-for-1 deal. | it's a two for one deal
 measure | The 2 hrs you spent helped. | the two hours you spent helped
+weekday | Open Sat. 9am to noon. | open saturday nine am to noon
+weekday | Classes run Mon/Wed/Fri. | classes run monday wednesday friday
+place | Follow US-101 to SR-91. | follow u s one oh one to s r ninety one
+place | Go to Ste. 450. | go to suite four fifty
+paired | Your room number is 1412. | your room number is fourteen twelve
+dimension | A 4 ft x 8 ft sheet. | a four foot by eight foot sheet || a four feet by eight feet sheet
+dimension | Cut it 12 in x 18 in. | cut it twelve inches by eighteen inches
+dimension | Stream in 1080p. | stream in ten eighty p
+unitnoun | A 256 GB iPhone. | a two hundred fifty six gigabyte iphone
+unitnoun | A 1,000 sq ft apartment. | a one thousand square foot apartment
+mixed | Drill a 2 1/8 inch hole. | drill a two and an eighth inch hole
 """
 
 HELD_OUT = """

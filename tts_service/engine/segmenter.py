@@ -39,7 +39,8 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 #: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg"}
+     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
+     "thurs", "fri", "sat", "sun"}
 )  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"

@@ -420,7 +420,10 @@ class _Walk:
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         if nxt == "sq" and self.core(i + 2) in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
-            square = unit_words(self.core(i + 2), core.lstrip("-−+") not in ("1", "1.0")) or ""
+            plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
+                self, i + 1, self.core(i - 1).lower()
+            )
+            square = unit_words(self.core(i + 2), plural) or ""
             return self.set(i, w.number(core), "square", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0

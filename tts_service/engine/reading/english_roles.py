@@ -56,7 +56,10 @@ _SHAPE_WORDS = frozenset(
     ]
 )
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
-_PLACE = re.compile(r"^(?:(?P<l1>[A-Za-z])-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$")
+_PLACE = re.compile(
+    r"^(?:(?P<l1>[A-Za-z]|[A-Z]{2}(?=-))-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$"
+)  # "B22", "14C", "I-80", "US-101"
+_RESOLUTION = re.compile(r"^(?P<n>480|576|720|1080|1440|2160|4320)(?P<s>[pi])$")
 _RATIO = re.compile(r"^(?P<a>\d{1,3}):(?P<b>\d{1,3})$")
 _NUM = r"\d+(?:\.\d+)?['′\"″]?"
 _DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
@@ -94,6 +97,8 @@ def reference(digits: str, w: NumberWords) -> str:
 
 def place_code(core: str, prev: str, w: NumberWords) -> str | None:
     """A gate, seat, exit or highway: one letter and a small number ("B22", "14C", "I-80")."""
+    if (r := _RESOLUTION.match(core)) is not None:  # "1080p": "ten eighty p"
+        return paired(r.group("n"), w) + " " + r.group("s")
     m = _PLACE.match(core)
     if m is None or prev in _SECRET_CONTEXT:
         return None
@@ -161,7 +166,7 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
     if a >= b:
         return None
     one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
-    part = ("a " + one) if a == 1 else (w.cardinal(a) + " " + many)
+    part = ("an " if one[0] in "aeio" else "a ") + one if a == 1 else w.cardinal(a) + " " + many
     return f"{w.cardinal(int(whole))} and {part}"
 
 

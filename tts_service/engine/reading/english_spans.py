@@ -113,16 +113,26 @@ def dimensions(walk: Walk, i: int) -> int:
     if glued is not None and not walk.trail(i):  # "2x8 m2"
         unit = _unit_after(walk, i + 1, walk.core(i - 1).lower(), risky=True)
         return walk.set(i, glued, unit) if unit else 0
-    spoken = [side(walk.core(i), walk.w)] if _QUANTITY.match(walk.core(i)) else []
-    while spoken and not walk.trail(k) and walk.core(k + 1) in _TIMES and not walk.trail(k + 1):
-        if not _QUANTITY.match(walk.core(k + 2)):
+    prev = walk.core(i - 1).lower()
+    spoken: list[str] = []
+    while _QUANTITY.match(walk.core(k)):
+        spoken.append(side(walk.core(k), walk.w))
+        if walk.trail(k):
             break
-        spoken += ["by", side(walk.core(k + 2), walk.w)]
+        unit = _unit_after(walk, k + 1, "", risky=True)
+        if unit and walk.core(k + 2) in _TIMES and not walk.trail(k + 1):  # "4 ft x 8 ft"
+            spoken.append("\0" + walk.core(k + 1).rstrip("."))  # the unit as written, said below
+            k += 1
+        if walk.core(k + 1) not in _TIMES or walk.trail(k + 1) or not _QUANTITY.match(walk.core(k + 2)):
+            break
+        spoken.append("by")
         k += 2
-    if len(spoken) < 3:
+    if "by" not in spoken:
         return 0
-    unit = None if walk.trail(k) else _unit_after(walk, k + 1, walk.core(i - 1).lower(), risky=True)
-    return walk.set(i, *spoken, *([unit] if unit else []))
+    unit = None if walk.trail(k) else _unit_after(walk, k + 1, prev, risky=True)
+    plural = not (unit and before_noun(walk, k, prev))  # "a 4 ft x 8 ft sheet": "four foot by eight foot"
+    said = [unit_words(s[1:], plural) or s[1:] if s[:1] == "\0" else s for s in spoken]
+    return walk.set(i, *said, *([unit] if unit else []))
 
 
 def mixed(walk: Walk, i: int) -> int:
@@ -158,7 +168,7 @@ def before_noun(walk: Walk, i: int, prev: str) -> bool:
         prev in _ARTICLES
         and not walk.trail(i + 1)
         and noun.isalpha()
-        and noun.islower()
+        and noun[:1].islower()  # "plan", "iPhone"
         and noun not in _NOT_NOUNS
         and unit_words(noun, False) is None
     )

@@ -93,7 +93,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
-        if ctx.prev() in roles.PAIRED_CONTEXT and len(plain) <= 4:
+        named = ctx.prev() in ("number", "no", "no.", "#", "is") and roles.PAIRED_CONTEXT.intersection(near)
+        if (ctx.prev().rstrip(".") in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
             return sign + roles.paired(plain, w)
         if ctx.prev() == "to" and _TEXTING.intersection(near) and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
@@ -285,6 +286,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     month = td.month_number(core)
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
         return MONTH_NAMES[month - 1]
+    days = [td.day_name(p) for p in core.split("/")]
+    if len(days) > 1 and all(days):  # "Mon/Wed/Fri"
+        return ", ".join(d for d in days if d)
     if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
         return " slash ".join(read_acronym(p, w) or p for p in core.split("/"))
     if "&" in core and len(core) <= 5:
