@@ -413,6 +413,8 @@ dimension | Stream in 1080p. | stream in ten eighty p
 unitnoun | A 256 GB iPhone. | a two hundred fifty six gigabyte iphone
 unitnoun | A 1,000 sq ft apartment. | a one thousand square foot apartment
 mixed | Drill a 2 1/8 inch hole. | drill a two and an eighth inch hole
+code | The role needs C++ and C#. | the role needs c plus plus and c hash || the role needs c plus plus and c sharp
+code | Email sales+vip@acme.com now. | email sales plus vip at acme dot com now
 """
 
 HELD_OUT = """

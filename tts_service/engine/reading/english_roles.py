@@ -25,6 +25,7 @@ __all__ = [
     "ratio",
     "reference",
     "side",
+    "with_symbols",
 ]
 
 #: a number after these is said in pairs, as a room is ("room 1207": "twelve oh seven")
@@ -198,3 +199,26 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         said = head(m.group("rest"), w)
         return None if said is None else f"{m.group('prefix')} {said}"
     return None
+
+
+#: symbols inside a word ("C++", "test$", "12@"), said one by one
+_SYMBOLS = {"+": "plus", "$": "dollar", "#": "hash", "@": "at", "%": "percent", "&": "and", "=": "equals",
+            "/": "slash", "*": "star", "€": "euro", "£": "pound", "¥": "yen", "₩": "won",
+            "₹": "rupee"}  # fmt: skip
+_SYMBOLIC = re.compile(r"^(?=.*[A-Za-z0-9])(?=.*[+$#@%&=/*€£¥₩₹])[A-Za-z0-9+$#@%&=/*€£¥₩₹]+$")
+
+
+def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], str | None]) -> str | None:
+    """A token no other rule read that mixes words or numbers with symbols: each piece said
+    ("C++" -> "C plus plus", "2+3" -> "two plus three"); ``word`` reads a run of letters."""
+    if _SYMBOLIC.match(core) is None:
+        return None
+    out = []
+    for piece in re.findall(r"[A-Za-z]+|\d+|.", core):
+        if piece.isdigit():
+            out.append(w.cardinal(int(piece)) if len(piece) <= 4 and piece[0] != "0" else w.digits(piece))
+        elif piece.isalpha():
+            out.append(word(piece, w) or piece)
+        else:
+            out.append(_SYMBOLS[piece])
+    return " ".join(out)

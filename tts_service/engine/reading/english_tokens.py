@@ -237,6 +237,11 @@ def read_acronym(core: str, w: NumberWords) -> str | None:
 
 def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The spoken form of ``core``, or None to leave it as written."""
+    said = _read_core(core, w, ctx)
+    return roles.with_symbols(core, w, read_acronym) if said is None else said
+
+
+def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
