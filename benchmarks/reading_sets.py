@@ -415,6 +415,8 @@ unitnoun | A 1,000 sq ft apartment. | a one thousand square foot apartment
 mixed | Drill a 2 1/8 inch hole. | drill a two and an eighth inch hole
 code | The role needs C++ and C#. | the role needs c plus plus and c hash || the role needs c plus plus and c sharp
 code | Email sales+vip@acme.com now. | email sales plus vip at acme dot com now
+hash | Your order #123-456 shipped. | your order number one two three four five six shipped
+code | Your PIN is A123. | your pin is a one two three
 """
 
 HELD_OUT = """

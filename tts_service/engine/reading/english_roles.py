@@ -96,12 +96,12 @@ def reference(digits: str, w: NumberWords) -> str:
     return w.digits(digits) if len(digits) <= 15 else w.digit_groups(digits)
 
 
-def place_code(core: str, prev: str, w: NumberWords) -> str | None:
+def place_code(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
     """A gate, seat, exit or highway: one letter and a small number ("B22", "14C", "I-80")."""
     if (r := _RESOLUTION.match(core)) is not None:  # "1080p": "ten eighty p"
         return paired(r.group("n"), w) + " " + r.group("s")
     m = _PLACE.match(core)
-    if m is None or prev in _SECRET_CONTEXT:
+    if m is None or _SECRET_CONTEXT.intersection(near):
         return None
     if m.group("l1"):  # "I-405": "I four oh five", as a route is said
         return w.letters(m.group("l1")) + " " + paired(m.group("n1"), w)

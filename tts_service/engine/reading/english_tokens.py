@@ -248,9 +248,12 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return ABBREVIATIONS[core.lower()]
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
-    if core[0] == "#" and re.match(r"^#[A-Z]+\d[A-Z\d-]*$", core):  # "Order #A1234": a reference
+    if re.match(
+        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]+\d[A-Z\d]*$", core
+    ):  # "#A1234", "#123-456"
         return "number " + spell_code(core[1:], w)
-    if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_"):
+    tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
+    if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
         return w.digits(core[:-1]) + " pound"
@@ -383,7 +386,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " times"
     if (said := roles.joined(core, w, _joined_head)) is not None:
         return said
-    if (said := roles.place_code(core, ctx.prev(), w)) is not None:
+    if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
         return said
     if _CODE.match(core):
         return spell_code(core, w)
