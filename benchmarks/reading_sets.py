@@ -417,6 +417,11 @@ code | The role needs C++ and C#. | the role needs c plus plus and c hash || the
 code | Email sales+vip@acme.com now. | email sales plus vip at acme dot com now
 hash | Your order #123-456 shipped. | your order number one two three four five six shipped
 code | Your PIN is A123. | your pin is a one two three
+unitnoun | Get a 10GB plan today. | get a ten gigabyte plan today
+unitnoun | She ran a 5km race. | she ran a five kilometer race
+paired | Rooms 1207 and 1208 are ready. | rooms twelve oh seven and twelve oh eight are ready
+paired | Text 55123 to join. | text five five one two three to join
+weekday | Weds, Mar 5 is open. | wednesday march fifth is open
 """
 
 HELD_OUT = """

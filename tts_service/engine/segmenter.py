@@ -40,7 +40,7 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
      "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
-     "thurs", "fri", "sat", "sun"}
+     "thurs", "fri", "sat", "sun", "weds"}
 )  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"
@@ -54,7 +54,7 @@ _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _OPEN_NUMBER = re.compile(r"\d\)?$")
 # Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
 _RANGE_START = re.compile(r"(?:\d|\d[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
-_WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
+_WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
 _NAMES_A_NUMBER = re.compile(r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount):$")
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)

@@ -20,6 +20,7 @@ __all__ = [
     "dimension",
     "joined",
     "mixed_fraction",
+    "noun_after_measure",
     "paired",
     "place_code",
     "ratio",
@@ -56,6 +57,76 @@ _SHAPE_WORDS = frozenset(
         "sensor",
     ]
 )
+_ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their"])
+#: words after a unit that are not the noun it describes ("a 5 km long trail", "10 GB more")
+_NOT_NOUNS = frozenset(
+    [
+        "of",
+        "or",
+        "and",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "more",
+        "less",
+        "long",
+        "wide",
+        "tall",
+        "high",
+        "deep",
+        "away",
+        "ago",
+        "per",
+        "each",
+        "left",
+        "later",
+        "early",
+        "late",
+        "off",
+        "down",
+        "up",
+        "is",
+        "are",
+        "was",
+        "were",
+        "old",
+        "apart",
+        "behind",
+        "ahead",
+        "total",
+        "max",
+        "min",
+        "you",
+        "i",
+        "we",
+        "they",
+        "he",
+        "she",
+        "it",
+        "that",
+        "this",
+        "which",
+        "who",
+        "then",
+        "than",
+        "so",
+        "but",
+        "if",
+        "as",
+        "with",
+        "by",
+    ]
+)
+
+
+def noun_after_measure(prev: str, noun: str) -> bool:
+    """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
+    return prev in _ARTICLES and noun.isalpha() and noun[:1].islower() and noun not in _NOT_NOUNS
+
+
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
 _PLACE = re.compile(
     r"^(?:(?P<l1>[A-Za-z]|[A-Z]{2}(?=-))-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$"

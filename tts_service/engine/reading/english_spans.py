@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from tts_service.engine.reading.english_roles import dimension, mixed_fraction, side
+from tts_service.engine.reading.english_roles import dimension, mixed_fraction, noun_after_measure, side
 from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
@@ -21,69 +21,6 @@ _TIMES = frozenset(["x", "X", "×", "by"])
 _GROUP = re.compile(r"^\d{2,5}$")
 #: words that name what the spaced digit groups after them are ("Meeting ID: 845 2231 9907")
 _ID_WORDS = DIGIT_CONTEXT | {"meeting", "conference", "webinar", "access", "passcode", "participant"}
-_ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their"])
-#: words after a unit that are not the noun it describes ("a 5 km long trail", "10 GB more")
-_NOT_NOUNS = frozenset(
-    [
-        "of",
-        "or",
-        "and",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "more",
-        "less",
-        "long",
-        "wide",
-        "tall",
-        "high",
-        "deep",
-        "away",
-        "ago",
-        "per",
-        "each",
-        "left",
-        "later",
-        "early",
-        "late",
-        "off",
-        "down",
-        "up",
-        "is",
-        "are",
-        "was",
-        "were",
-        "old",
-        "apart",
-        "behind",
-        "ahead",
-        "total",
-        "max",
-        "min",
-        "you",
-        "i",
-        "we",
-        "they",
-        "he",
-        "she",
-        "it",
-        "that",
-        "this",
-        "which",
-        "who",
-        "then",
-        "than",
-        "so",
-        "but",
-        "if",
-        "as",
-        "with",
-        "by",
-    ]
-)
 
 
 class Walk(Protocol):
@@ -164,11 +101,4 @@ def grouped_id(walk: Walk, i: int, before: tuple[str, ...]) -> int:
 def before_noun(walk: Walk, i: int, prev: str) -> bool:
     """A measure used as an adjective says its unit once: "a 10 GB plan", "the 20 lb bag"."""
     noun = walk.core(i + 2)
-    return (
-        prev in _ARTICLES
-        and not walk.trail(i + 1)
-        and noun.isalpha()
-        and noun[:1].islower()  # "plan", "iPhone"
-        and noun not in _NOT_NOUNS
-        and unit_words(noun, False) is None
-    )
+    return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None

@@ -93,10 +93,15 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
-        named = ctx.prev() in ("number", "no", "no.", "#", "is") and roles.PAIRED_CONTEXT.intersection(near)
-        if (ctx.prev().rstrip(".") in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
+        named = ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&") and bool(
+            roles.PAIRED_CONTEXT.intersection(near)
+            or {p[:-1] for p in near if p.endswith("s")} & roles.PAIRED_CONTEXT
+        )  # "room number 1412", "rooms 1207 and 1208"
+        prev = ctx.prev().rstrip(".")
+        if (prev in roles.PAIRED_CONTEXT or prev[:-1] in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
             return sign + roles.paired(plain, w)
-        if ctx.prev() == "to" and _TEXTING.intersection(near) and 3 <= len(plain) <= 6:
+        texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
+        if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
@@ -200,6 +205,9 @@ def spell_code(core: str, w: NumberWords) -> str:
             if p.isdigit():
                 after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
                 after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
+                after_word = after_word or (
+                    i == 0 and len(pieces) > 1 and _pronounceable(pieces[1])
+                )  # "10OFF"
                 small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
                 if after_word and re.match(r"^(?:19|20)\d\d$", p):
                     out.append(w.year(int(p)))  # "SUMMER2024"
@@ -379,7 +387,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         num, unit = m.group("num"), m.group("unit")
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
-        words = unit_words(unit, not _is_one(num))
+        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        words = unit_words(unit, not _is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
