@@ -422,6 +422,8 @@ unitnoun | She ran a 5km race. | she ran a five kilometer race
 paired | Rooms 1207 and 1208 are ready. | rooms twelve oh seven and twelve oh eight are ready
 paired | Text 55123 to join. | text five five one two three to join
 weekday | Weds, Mar 5 is open. | wednesday march fifth is open
+place | Your flight UA 482 departs at 6. | your flight u a four eighty two departs at six || your flight u a four eight two departs at six
+dimension | The monitor is 2560x1440. | the monitor is twenty five sixty by fourteen forty
 """
 
 HELD_OUT = """

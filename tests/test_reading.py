@@ -47,7 +47,7 @@ ROLES = [
      "Gate B twenty-two, seat fourteen C, exit twenty-three B, I eighty"),
     ("Serial SN48213977", "Serial S N four eight two one three nine seven seven"),
     ("A 40 x 30 x 15 cm box", "A forty by thirty by fifteen centimeter box"),
-    ("Set 1920x1080", "Set one thousand nine hundred twenty by one thousand eighty"),
+    ("Set 1920x1080", "Set nineteen twenty by ten eighty"),
     ("Order #58213, ticket #3, issue #412",
      "Order number five eight two one three, ticket number three, issue number four twelve"),
     ("Room 1207, suite 450", "Room twelve oh seven, suite four fifty"),

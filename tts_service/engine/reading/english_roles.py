@@ -208,10 +208,12 @@ def dimension(core: str, w: NumberWords, unit_words: dict[str, str]) -> str | No
 
 
 def side(text: str, w: NumberWords) -> str:
-    """One side of a dimension: "12" or "12'" ("twelve feet") or '11"' ("eleven inches")."""
+    """One side of a dimension: "12" or "12'" ("twelve feet") or '11"' ("eleven inches"); four
+    digits in pairs, as a screen's pixels are said ("1920": "nineteen twenty")."""
     mark = _MARKS.get(text[-1:], "")
     number = text[:-1] if mark else text
-    return w.number(number) + (
+    said = paired(number, w) if len(number) == 4 and number.isdigit() else w.number(number)
+    return said + (
         " " + (mark if number != "1" else {"feet": "foot", "inches": "inch"}[mark]) if mark else ""
     )
 

@@ -98,6 +98,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             or {p[:-1] for p in near if p.endswith("s")} & roles.PAIRED_CONTEXT
         )  # "room number 1412", "rooms 1207 and 1208"
         prev = ctx.prev().rstrip(".")
+        if len(ctx.prev_raw) == 2 and ctx.prev_raw.isupper() and roles.PAIRED_CONTEXT.intersection(near):
+            prev = ctx.prev(2)  # "flight UA 482": the airline's code between
         if (prev in roles.PAIRED_CONTEXT or prev[:-1] in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
             return sign + roles.paired(plain, w)
         texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
