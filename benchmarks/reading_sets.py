@@ -424,6 +424,11 @@ paired | Text 55123 to join. | text five five one two three to join
 weekday | Weds, Mar 5 is open. | wednesday march fifth is open
 place | Your flight UA 482 departs at 6. | your flight u a four eighty two departs at six || your flight u a four eight two departs at six
 dimension | The monitor is 2560x1440. | the monitor is twenty five sixty by fourteen forty
+weekday | Is Sat morning good for you? | is saturday morning good for you
+weekday | We can do Wed evening instead. | we can do wednesday evening instead
+weekday | Your slot (Wed) is at 3. | your slot wednesday is at three
+weekday | Sun Life covers the claim. | sun life covers the claim
+weekday | Sat down and relax. | sat down and relax
 """
 
 HELD_OUT = """

@@ -335,12 +335,16 @@ def _dated(core: str, ctx: Context) -> bool:
         return False
     nxt = ctx.next_raw
     dated = nxt[:1].isdigit() or td.day_name(nxt) is not None or td.month_number(nxt) is not None
+    dated = dated or ctx.next_word in ("morning", "afternoon", "evening", "night", "noon")  # "Sat morning"
     after_day = td.day_name(ctx.prev_raw) is not None or (
         ctx.prev() in ("or", "and", "to", "through", "thru") and td.day_name(ctx.prev(2).title()) is not None
     )
     after = ctx.next_word in ("and", "or", "&", "through", "thru") and td.day_name(ctx.after_next) is not None
+    # capitalised inside a sentence, not a name ("Sun Life", "the Sun"): the verb or noun would be lower-case
+    inside = bool(ctx.before) and ctx.prev() not in ("the", "a", "an", "of") and not nxt[:1].isupper()
     return (
-        core.endswith(".")
+        inside
+        or core.endswith(".")
         or dated
         or after
         or ctx.prev() in ("every", "on", "next", "this", "last", "until", "till", "by", "from", "each")
