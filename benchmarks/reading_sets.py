@@ -429,6 +429,9 @@ weekday | We can do Wed evening instead. | we can do wednesday evening instead
 weekday | Your slot (Wed) is at 3. | your slot wednesday is at three
 weekday | Sun Life covers the claim. | sun life covers the claim
 weekday | Sat down and relax. | sat down and relax
+place | Gates A1-A20 are closed. | gates a one to a twenty are closed
+place | Seats 12A-12C are yours. | seats twelve a to twelve c are yours
+paired | Rooms 1201-1210 are booked. | rooms twelve oh one to twelve ten are booked
 """
 
 HELD_OUT = """

@@ -13,7 +13,7 @@ import re
 
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_roles import amount, paired
+from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     DAYS,
@@ -247,6 +247,9 @@ class _Walk:
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"
             return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
+        places = [place_code(part, ctx.before[-3:], self.w) for part in (left, right)]
+        if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha():  # "gates A1-A20"
+            return f"{places[0]} to {places[1]}"
         if not (self._rangeable(left) and self._rangeable(right)):
             return None
         w = self.w
