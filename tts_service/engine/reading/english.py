@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_roles import amount, paired, place_code
@@ -36,15 +37,6 @@ __all__ = ["read_tokens"]
 _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
 _DASHES = ("-", "–", "—")
-_PHONE_ONE = re.compile(
-    r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\(?(?P<a1>\d{3})\)[-\s]?|(?P<a2>\d{3})[-.])"
-    r"(?P<b>\d{3})[-.](?P<c>\d{4})$"
-    r"|^(?P<b2>\d{3})-(?P<c2>\d{4})$|^(?P<tf>1-8\d\d)-(?P<tb>\d{3})-(?P<tc>\d{4})$"
-)
-_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}(?:\(\d{3})?|\d{1,5}|\d{3}-\d{4}|\d{3}\)-?\d{3}-\d{4})$")
-_PHONE_CONTEXT = frozenset(
-    ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
-)
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
@@ -154,6 +146,9 @@ class _Walk:
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
 
+    def lead(self, i: int) -> str:
+        return self.parts[i][0] if 0 <= i < len(self.parts) else ""
+
     def trail(self, i: int) -> str:
         return self.parts[i][2] if 0 <= i < len(self.parts) else ""
 
@@ -212,7 +207,7 @@ class _Walk:
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
-        phone = self._phone_one(core) or td.named_date(core, w)
+        phone = phones.phone_one(core, w) or td.named_date(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -220,14 +215,6 @@ class _Walk:
             return ranged
         spoken = read_core(core, w, ctx)
         return core if spoken is None else spoken
-
-    def _phone_one(self, core: str) -> str | None:
-        m = _PHONE_ONE.match(core)
-        if m is None:
-            return None
-        groups = [g for g in m.groups() if g]
-        head = "plus " if core.startswith("+") else ""
-        return head + ", ".join(self.w.digits(g) for g in groups)
 
     def _rangeable(self, core: str) -> bool:
         return bool(core) and (
@@ -293,8 +280,8 @@ class _Walk:
 
     def multi(self, i: int) -> int:
         return (
-            spans.grouped_id(self, i, self.ctx(i).before)
-            or self._phone_spaced(i)
+            spans.grouped_id(self, i)
+            or phones.phone_spaced(self, i)
             or self._with_ampm(i)
             or self._month_day(i)
             or self._day_month(i)
@@ -303,40 +290,6 @@ class _Walk:
             or spans.mixed(self, i)
             or self._number_unit(i)
         )
-
-    def _phone_spaced(self, i: int) -> int:
-        j = i
-        while (
-            j < len(self.cores)
-            and j - i < 5
-            and _PHONE_GROUP.match(self.cores[j])
-            and (j == i or self.trail(j - 1) in ("", ")"))
-        ):
-            j += 1
-        if j - i < 2:
-            return 0
-        cores = self.cores[i:j]
-        digits = sum(c.isdigit() for c in "".join(cores))
-        prev = self.core(i - 1).lower()
-        first = cores[0]
-        plausible = (
-            first.startswith(("+", "0"))
-            or self.parts[i][0] == "("
-            or prev in _PHONE_CONTEXT
-            or ([len(c) for c in cores[-3:]] == [3, 3, 4])
-        )
-        if not 7 <= digits <= 15 or not plausible:
-            return 0
-        spoken = [
-            ("plus " if c.startswith("+") else "")
-            + ", ".join(self.w.digits(g) for g in re.split(r"[-()]+", c) if g.strip("+"))
-            for c in cores
-        ]
-        spoken = [
-            s + "," if k < len(spoken) - 1 and not self.trail(i + k).strip(")") else s
-            for k, s in enumerate(spoken)
-        ]
-        return self.set(i, *spoken)
 
     def _with_ampm(self, i: int) -> int:
         nxt = self.core(i + 1).lower()

@@ -30,6 +30,8 @@ class Walk(Protocol):
 
     def core(self, i: int) -> str: ...
 
+    def lead(self, i: int) -> str: ...
+
     def trail(self, i: int) -> str: ...
 
     def set(self, i: int, *spoken: str) -> int: ...
@@ -84,10 +86,12 @@ def mixed(walk: Walk, i: int) -> int:
     return walk.set(i, whole, "and " + part, *([unit] if unit else []))
 
 
-def grouped_id(walk: Walk, i: int, before: tuple[str, ...]) -> int:
+def grouped_id(walk: Walk, i: int) -> int:
     """Spaced digit groups after an identifier word ("ID: 845 2231 9907", "access code 553 219"):
     one identifier, digit by digit, never one cardinal."""
-    if not _ID_WORDS.intersection(before[-3:]):
+    if not _GROUP.match(walk.core(i)) or not _GROUP.match(walk.core(i + 1)):
+        return 0
+    if not _ID_WORDS.intersection(walk.core(i - k).lower() for k in (1, 2, 3)):
         return 0
     k = i
     while _GROUP.match(walk.core(k)) and (k == i or not walk.trail(k - 1)):
