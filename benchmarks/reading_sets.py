@@ -432,6 +432,10 @@ weekday | Sat down and relax. | sat down and relax
 place | Gates A1-A20 are closed. | gates a one to a twenty are closed
 place | Seats 12A-12C are yours. | seats twelve a to twelve c are yours
 paired | Rooms 1201-1210 are booked. | rooms twelve oh one to twelve ten are booked
+date | The call is on 12/05. | the call is on december fifth
+range | We're open M-F, 9-5. | we're open monday to friday nine to five
+range | Pick the 1st-3rd slots. | pick the first to third slots
+date | Results for FY2024 are out. | results for f y twenty twenty four are out
 """
 
 HELD_OUT = """

@@ -207,7 +207,7 @@ class _Walk:
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
-        phone = phones.phone_one(core, w) or td.named_date(core, w)
+        phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -222,7 +222,7 @@ class _Walk:
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
             or (td.month_number(core) is not None and len(core) >= 3)
-            or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?)$", core) is not None
+            or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?|st|nd|rd|th)$", core) is not None
         )
 
     def _range(self, core: str, ctx: Context) -> str | None:

@@ -158,8 +158,9 @@ def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
-    if td.day_name(ctx.prev_raw) and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31:
-        return td.month_day(int(a), b, w)  # "Mon 3/10": a date
+    dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
+    if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
+        return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
@@ -169,8 +170,6 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
             + " "
             + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
         )
-    if (td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until")) and 1 <= n <= 12 and b <= 31:
-        return td.month_day(n, b, w)  # "Thu, 5/8", "due 6/30": a date
     if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
@@ -211,8 +210,9 @@ def spell_code(core: str, w: NumberWords) -> str:
                     i == 0 and len(pieces) > 1 and _pronounceable(pieces[1])
                 )  # "10OFF"
                 small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
-                if after_word and re.match(r"^(?:19|20)\d\d$", p):
-                    out.append(w.year(int(p)))  # "SUMMER2024"
+                lettered = i > 0 and (after_word or (pieces[i - 1].isupper() and len(pieces[i - 1]) <= 2))
+                if lettered and re.match(r"^(?:19|20)\d\d$", p):
+                    out.append(w.year(int(p)))  # "SUMMER2024", "FY2024"
                     continue
                 out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
             elif _pronounceable(p):

@@ -12,8 +12,8 @@ from tts_service.engine.reading.english_tables import DAYS, MONTH_NAMES, MONTHS
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "AMPM", "WORD_DAYS", "clock", "day_first_date", "day_name", "iso_date", "month_day", "named_date",
-    "numeric_date", "read_time",
+    "AMPM", "WORD_DAYS", "clock", "day_first_date", "day_name", "iso_date", "letter_days", "month_day",
+    "named_date", "numeric_date", "read_time",
 ]  # fmt: skip
 
 AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
@@ -28,6 +28,9 @@ _ISO = re.compile(
 )
 #: day first, known by a day past 12 ("15-01-2020", "25/12/2024")
 _DAY_FIRST = re.compile(r"^(?P<d>1[3-9]|2\d|3[01])(?P<sep>[/.-])(?P<m>0?[1-9]|1[0-2])(?P=sep)(?P<y>\d{4})$")
+_ONE_LETTER = {"M": "Monday", "T": "Tuesday", "W": "Wednesday", "Th": "Thursday", "F": "Friday",
+               "Sa": "Saturday", "Su": "Sunday"}  # fmt: skip
+_LETTER_DAYS = re.compile(r"^(M|T|W|Th|F|Sa|Su)[-–](M|T|W|Th|F|Sa|Su)$")
 _NAMED = re.compile(r"^(?P<mon>[A-Za-z]{3,9}\.?)-(?P<d>\d{1,2})(?:-(?P<y>\d{4}))?$")
 #: month and day names that are not also English words may be written in lower case
 _LOWER_OK = frozenset(
@@ -93,6 +96,12 @@ def iso_date(core: str, words: NumberWords) -> str | None:
     if m is None:
         return None
     return month_day(int(m.group("m")), int(m.group("d")), words, int(m.group("y")))
+
+
+def letter_days(core: str) -> str | None:
+    """Opening hours in one-letter days: "M-F" -> "Monday to Friday", "T-Th", "M–Sa"."""
+    m = _LETTER_DAYS.match(core)
+    return None if m is None else f"{_ONE_LETTER[m.group(1)]} to {_ONE_LETTER[m.group(2)]}"
 
 
 def named_date(core: str, words: NumberWords) -> str | None:
