@@ -279,6 +279,9 @@ class _Walk:
     # -- several tokens -------------------------------------------------------------------
 
     def multi(self, i: int) -> int:
+        core = self.cores[i]
+        if not any(c.isnumeric() for c in core) and td.month_number(core) is None:
+            return 0  # every rule over several tokens starts at a number or a month
         return (
             spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
