@@ -436,6 +436,7 @@ date | The call is on 12/05. | the call is on december fifth
 range | We're open M-F, 9-5. | we're open monday to friday nine to five
 range | Pick the 1st-3rd slots. | pick the first to third slots
 date | Results for FY2024 are out. | results for f y twenty twenty four are out
+code | We have a 4K TV on sale. | we have a four k t v on sale
 """
 
 HELD_OUT = """

@@ -16,6 +16,7 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "PAIRED_CONTEXT",
+    "SHAPE_WORDS",
     "amount",
     "dimension",
     "joined",
@@ -38,7 +39,7 @@ PAIRED_CONTEXT = frozenset(
 #: words after which a letter-and-number code is a secret to spell, not a place to say
 _SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
 #: words around a colon ratio that make it a picture's shape ("by"), not odds ("to")
-_SHAPE_WORDS = frozenset(
+SHAPE_WORDS = frozenset(
     [
         "aspect",
         "screen",
@@ -55,6 +56,8 @@ _SHAPE_WORDS = frozenset(
         "crop",
         "image",
         "sensor",
+        "camera",
+        "streaming",
     ]
 )
 _ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their"])
@@ -188,7 +191,7 @@ def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
         return None
     a, b = m.group("a"), m.group("b")
     odds = bool(_ODDS_WORDS.intersection(near))
-    shape = not odds and bool(_SHAPE_WORDS.intersection(near))
+    shape = not odds and bool(SHAPE_WORDS.intersection(near))
     if len(b) == 2 and not odds and not shape:
         return None  # "4:30" is a time
     link = "by" if shape else "to"

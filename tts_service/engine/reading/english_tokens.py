@@ -391,6 +391,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return said
     if (m := _GLUED_UNIT.match(core)) is not None:
         num, unit = m.group("num"), m.group("unit")
+        if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
+            return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
