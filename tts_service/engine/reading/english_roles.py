@@ -198,16 +198,16 @@ def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
     return f"{w.cardinal(int(a))} {link} {w.cardinal(int(b))}"
 
 
-def dimension(core: str, w: NumberWords, unit_words: dict[str, str]) -> str | None:
-    """ "1920x1080" -> "nineteen twenty by ten eighty"... as numbers joined by "by"; "5x8ft"."""
+def dimension(core: str, w: NumberWords) -> str | None:
+    """ "1920x1080" -> "nineteen twenty by ten eighty", "5x8ft" -> "five by eight feet"."""
     m = _DIMENSION.match(core)
     if m is None:
         return None
-    unit = m.group("unit") or ""
-    if unit and unit not in unit_words:
+    unit = unit_words(m.group("unit"), True) if m.group("unit") else ""
+    if unit is None:
         return None
     sides = [side(s, w) for s in (m.group("a"), m.group("b"), m.group("c")) if s]
-    return " by ".join(sides) + (" " + unit_words[unit] if unit else "")
+    return " by ".join(sides) + (" " + unit if unit else "")
 
 
 def side(text: str, w: NumberWords) -> str:

@@ -48,7 +48,7 @@ def _unit_after(walk: Walk, k: int, prev: str, *, risky: bool = False) -> str | 
 def dimensions(walk: Walk, i: int) -> int:
     """ "40 x 30 x 15 cm", "2 x 4", "12 x 14 ft": the sides joined by "by", the unit plural."""
     k = i
-    glued = dimension(walk.core(i), walk.w, {})
+    glued = dimension(walk.core(i), walk.w)
     if glued is not None and not walk.trail(i):  # "2x8 m2"
         unit = _unit_after(walk, i + 1, walk.core(i - 1).lower(), risky=True)
         return walk.set(i, glued, unit) if unit else 0

@@ -24,7 +24,6 @@ from tts_service.engine.reading.english_tables import (
     STREET_WORDS,
     SYMBOL_WORDS,
     TITLES,
-    UNITS,
     YEAR_CONTEXT,
 )  # fmt: skip
 from tts_service.engine.reading.english_units import unit_words
@@ -62,7 +61,6 @@ _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
-_UNIT_PLURALS = {unit: forms[1] for unit, forms in UNITS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,7 +385,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
     if _VERSION.match(core):
         return " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
-    if (said := roles.dimension(core, w, _UNIT_PLURALS)) is not None:
+    if (said := roles.dimension(core, w)) is not None:
         return said
     if (m := _GLUED_UNIT.match(core)) is not None:
         num, unit = m.group("num"), m.group("unit")
