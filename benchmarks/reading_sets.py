@@ -437,6 +437,8 @@ range | We're open M-F, 9-5. | we're open monday to friday nine to five
 range | Pick the 1st-3rd slots. | pick the first to third slots
 date | Results for FY2024 are out. | results for f y twenty twenty four are out
 code | We have a 4K TV on sale. | we have a four k t v on sale
+hash | Your seat #14C is ready. | your seat number fourteen c is ready
+hash | Order# 58213 has shipped. | order number five eight two one three has shipped
 """
 
 HELD_OUT = """

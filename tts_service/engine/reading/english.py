@@ -137,7 +137,9 @@ class _Walk:
         self.out: list[str] = [""] * len(tokens)
 
     def ctx(self, i: int) -> Context:
-        before = tuple(c.lower() for c in self.cores[max(0, i - 3) : i])
+        before = tuple(
+            c.lower()[:-1] if c[1:] and c[-1] == "#" else c.lower() for c in self.cores[max(0, i - 3) : i]
+        )
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
         after = self.core(i + 2)

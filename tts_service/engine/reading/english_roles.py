@@ -295,6 +295,8 @@ def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], s
             out.append(w.cardinal(int(piece)) if len(piece) <= 4 and piece[0] != "0" else w.digits(piece))
         elif piece.isalpha():
             out.append(word(piece, w) or piece)
+        elif piece == "#" and core.endswith("#") and core[:-1].isalpha() and len(core) > 3:
+            out.append("number")  # "Order#"
         else:
             out.append(_SYMBOLS[piece])
     return " ".join(out)

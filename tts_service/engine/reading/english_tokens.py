@@ -260,6 +260,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]+\d[A-Z\d]*$", core
     ):  # "#A1234", "#123-456"
         return "number " + spell_code(core[1:], w)
+    if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
+        return "number " + place  # "seat #14C"
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
