@@ -439,6 +439,27 @@ date | Results for FY2024 are out. | results for f y twenty twenty four are out
 code | We have a 4K TV on sale. | we have a four k t v on sale
 hash | Your seat #14C is ready. | your seat number fourteen c is ready
 hash | Order# 58213 has shipped. | order number five eight two one three has shipped
+weekday | I can fit you in Thu, 2/13 at 4:45 pm. | i can fit you in thursday february thirteenth at four forty five pm
+weekday | Delivery window: Sat 8am-12pm. | delivery window saturday eight am to twelve pm
+weekday | Tues., Oct. 14 is your start date. | tuesday october fourteenth is your start date
+place | Your connecting flight leaves from gate E7. | your connecting flight leaves from gate e seven
+place | Merge onto I-90 W. | merge onto i ninety west || merge onto i ninety w
+place | We upgraded you to seat 2F. | we upgraded you to seat two f
+dimension | The crate is 48 x 40 x 36 inches. | the crate is forty eight by forty by thirty six inches
+dimension | Images should be 1200x628. | images should be twelve hundred by six twenty eight || images should be twelve hundred by six hundred twenty eight || images should be one thousand two hundred by six hundred twenty eight
+hash | Please quote case #20417. | please quote case number two zero four one seven
+hash | You're #2 in line. | you're number two in line
+paired | Your hotel room is 3112. | your hotel room is thirty one twelve
+paired | Text YES to 80088 to confirm. | text yes to eight zero zero eight eight to confirm
+paired | Webinar ID: 883 4412 0097. | webinar i d eight eight three four four one two zero zero nine seven
+file | I've attached Lease_Agreement_2025.pdf. | i've attached lease underscore agreement underscore twenty twenty five dot p d f
+unitnoun | We recommend a 20 lb bag. | we recommend a twenty pound bag
+unitnoun | It's a 15 min drive. | it's a fifteen minute drive
+promo | Code AUTUMN15 gets you 15% off. | code autumn fifteen gets you fifteen percent off
+ratio | Use a 2:1 mix of water and vinegar. | use a two to one mix of water and vinegar
+ratio | The photo is 4:5. | the photo is four by five
+mixed | Bake for 1 1/2 hours. | bake for one and a half hours
+mixed | The pipe is 3 3/8 inches wide. | the pipe is three and three eighths inches wide
 """
 
 HELD_OUT = """
