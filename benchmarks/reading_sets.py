@@ -460,6 +460,26 @@ ratio | Use a 2:1 mix of water and vinegar. | use a two to one mix of water and 
 ratio | The photo is 4:5. | the photo is four by five
 mixed | Bake for 1 1/2 hours. | bake for one and a half hours
 mixed | The pipe is 3 3/8 inches wide. | the pipe is three and three eighths inches wide
+weekday | The clinic is closed Sun, Dec 25. | the clinic is closed sunday december twenty fifth
+weekday | Can we move it to Wed at 2? | can we move it to wednesday at two
+weekday | Fri, 11/21 works for the install. | friday november twenty first works for the install
+place | Head to baggage claim 6 after gate A31. | head to baggage claim six after gate a thirty one
+place | The shuttle stops at terminal 1 and 3. | the shuttle stops at terminal one and three
+place | Take exit 7B for the airport. | take exit seven b for the airport
+dimension | It fits a 60 x 80 inch bed. | it fits a sixty by eighty inch bed
+dimension | Upload a 1080x1080 image. | upload a ten eighty by ten eighty image || upload a one thousand eighty by one thousand eighty image
+hash | Refer to invoice #4410 in your email. | refer to invoice number forty four ten in your email || refer to invoice number four four one zero in your email
+hash | Pull request #87 is merged. | pull request number eighty seven is merged
+paired | You're in room 823. | you're in room eight twenty three
+paired | Please text JOIN to 30644. | please text join to three zero six four four
+paired | Dial in, then enter ID 559 0012 3381. | dial in then enter i d five five nine zero zero one two three three eight one
+file | The export is users_2025-06-01.csv. | the export is users underscore twenty twenty five dash zero six dash zero one dot c s v
+unitnoun | Grab a 2 L bottle of soda. | grab a two liter bottle of soda
+unitnoun | We offer a 5 GB add-on. | we offer a five gigabyte add on
+promo | Enter THANKS20 at checkout. | enter thanks twenty at checkout
+ratio | Mix it 3:1 with water. | mix it three to one with water
+ratio | Odds are 10:1 against. | odds are ten to one against
+mixed | It's 2 3/4 miles away. | it's two and three quarters miles away || it's two and three quarter miles away
 """
 
 HELD_OUT = """

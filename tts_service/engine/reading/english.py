@@ -392,8 +392,8 @@ class _Walk:
         if nxt in CURRENCY_CODES:
             forms = CURRENCY_CODES[nxt]
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
-        if nxt in RISKY_UNITS:
-            return 0
+        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural):
+            return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
             return 0

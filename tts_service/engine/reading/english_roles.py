@@ -127,7 +127,8 @@ _NOT_NOUNS = frozenset(
 
 def noun_after_measure(prev: str, noun: str) -> bool:
     """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
-    return prev in _ARTICLES and noun.isalpha() and noun[:1].islower() and noun not in _NOT_NOUNS
+    bare = noun.replace("-", "")  # "add-on"
+    return prev in _ARTICLES and bare.isalpha() and noun[:1].islower() and noun not in _NOT_NOUNS
 
 
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
