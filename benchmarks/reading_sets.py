@@ -480,6 +480,26 @@ promo | Enter THANKS20 at checkout. | enter thanks twenty at checkout
 ratio | Mix it 3:1 with water. | mix it three to one with water
 ratio | Odds are 10:1 against. | odds are ten to one against
 mixed | It's 2 3/4 miles away. | it's two and three quarters miles away || it's two and three quarter miles away
+weekday | Your next shift is Sun 6/8, 7am-3pm. | your next shift is sunday june eighth seven am to three pm
+weekday | Pickup is Wed. after 5. | pickup is wednesday after five
+weekday | Is Thu or Fri better? | is thursday or friday better
+place | Drive to lot C4 and take shuttle 2. | drive to lot c four and take shuttle two
+place | Your bus leaves from bay 12A. | your bus leaves from bay twelve a
+place | Stay on Hwy 17 past exit 55. | stay on highway seventeen past exit fifty five
+dimension | The sign is 24" x 36". | the sign is twenty four inches by thirty six inches
+dimension | A 9x13 pan works. | a nine by thirteen pan works
+hash | Track order #300129 online. | track order number three zero zero one two nine online
+hash | Ask for agent #12. | ask for agent number twelve
+paired | Check in at suite 1450. | check in at suite fourteen fifty
+paired | The call-in code is 774 210 96. | the call in code is seven seven four two one zero nine six
+paired | Text CODE to 72345 for a link. | text code to seven two three four five for a link
+file | Save the form as W9_signed.pdf. | save the form as w nine underscore signed dot p d f
+file | See meeting-notes-03.docx. | see meeting dash notes dash zero three dot docx || see meeting dash notes dash three dot docx
+unitnoun | Try our 12 oz cold brew. | try our twelve ounce cold brew
+unitnoun | Book a 60 min massage. | book a sixty minute massage
+promo | Use GIFT5 on any order. | use gift five on any order
+ratio | It's a 3:2 screen. | it's a three by two screen
+mixed | Add 1 1/4 cups sugar. | add one and a quarter cups sugar
 """
 
 HELD_OUT = """
