@@ -270,6 +270,236 @@ fraction | The 52nd week. | the fifty second week
 fraction | Mix 7/8 cup. | mix seven eighths cup || mix seven eighths of a cup
 fraction | At 1.5x speed. | at one point five times speed || at one point five x speed
 fraction | Only 1% left. | only one percent left
+weekday | Your visit is Wed, Mar 12 at 3pm. | your visit is wednesday march twelfth at three pm
+weekday | We open Mon, June 2. | we open monday june second
+weekday | Delivery on Fri. 10/4 works. | delivery on friday october fourth works
+weekday | The sale ends Sun, 9 Nov. | the sale ends sunday the ninth of november
+weekday | Sat, Dec 6 is fully booked. | saturday december sixth is fully booked
+weekday | Thu, 5/8 at noon is free. | thursday may eighth at noon is free
+weekday | Pickup: Tue., Jan 14. | pickup tuesday january fourteenth
+weekday | Call back Mon or Wed. | call back monday or wednesday
+weekday | We wed in the spring. | we wed in the spring
+weekday | The sun was out all day. | the sun was out all day
+weekday | Your slots are Wed, Thu, and Fri. | your slots are wednesday thursday and friday
+weekday | Closed Sun. | closed sunday
+place | Your flight boards at gate B22. | your flight boards at gate b twenty two
+place | You are in seat 14C. | you are in seat fourteen c
+place | Take exit 23B toward downtown. | take exit twenty three b toward downtown
+place | Stay on I-80 for ten miles. | stay on i eighty for ten miles
+place | The train leaves from platform 9A. | the train leaves from platform nine a
+place | Arrivals are at terminal 2. | arrivals are at terminal two
+place | Head to gate C7 now. | head to gate c seven now
+place | Seats 12A and 12B are together. | seats twelve a and twelve b are together
+place | Take I-95 north. | take i ninety five north
+place | Your locker is D104. | your locker is d one hundred four || your locker is d one oh four
+place | Serial number SN48213977. | serial number s n four eight two one three nine seven seven
+place | Use Route 66 to get there. | use route sixty six to get there
+dimension | The box is 40 x 30 x 15 cm. | the box is forty by thirty by fifteen centimeters
+dimension | Set it to 1920x1080. | set it to nineteen twenty by ten eighty || set it to one thousand nine hundred twenty by one thousand eighty
+dimension | You need a 2 x 4 board. | you need a two by four board
+dimension | The rug is 5x8 feet. | the rug is five by eight feet
+dimension | Print it at 8.5 x 11 inches. | print it at eight point five by eleven inches
+dimension | The room is 12 x 14 ft. | the room is twelve by fourteen feet
+dimension | A 10x10 tent. | a ten by ten tent
+dimension | The screen is 2560 x 1440. | the screen is twenty five sixty by fourteen forty || the screen is two thousand five hundred sixty by one thousand four hundred forty
+hash | Your order #58213 has shipped. | your order number five eight two one three has shipped
+hash | Check ticket #3 first. | check ticket number three first
+hash | Issue #412 is fixed. | issue number four twelve is fixed || issue number four one two is fixed
+hash | Invoice #20931 is due. | invoice number two zero nine three one is due
+hash | You are caller #7. | you are caller number seven
+hash | Case #880142 was opened. | case number eight eight zero one four two was opened
+hash | See #12 on the list. | see number twelve on the list
+paired | Your room is 1207. | your room is twelve oh seven
+paired | Go to suite 450. | go to suite four fifty
+paired | Text JOIN to 55123. | text join to five five one two three
+paired | Meeting ID: 845 2231 9907. | meeting i d eight four five two two three one nine nine zero seven
+paired | The conference ID is 612 448 0931. | the conference i d is six one two four four eight zero nine three one
+paired | Room 314 is on the third floor. | room three fourteen is on the third floor
+paired | Text STOP to 78901 to opt out. | text stop to seven eight nine zero one to opt out
+paired | Your passcode is 4471 2290. | your passcode is four four seven one two two nine zero
+paired | Head to room 2019. | head to room twenty nineteen
+paired | Dial in with access code 553 219. | dial in with access code five five three two one nine
+file | I attached invoice_2024.pdf for you. | i attached invoice underscore twenty twenty four dot p d f for you || i attached invoice underscore two zero two four dot pdf for you
+file | Open report-final.docx now. | open report dash final dot docx now
+file | Save it as notes_v2.txt. | save it as notes underscore v two dot txt || save it as notes underscore v two dot t x t
+file | The file is IMG_4521.jpg. | the file is img underscore four five two one dot jpg || the file is i m g underscore four five two one dot jpg || the file is i m g underscore four five two one dot j p g
+file | Send me budget_q3_2025.xlsx please. | send me budget underscore q three underscore twenty twenty five dot x l s x please || send me budget underscore q three underscore two zero two five dot xlsx please
+file | Download setup-1.4.exe today. | download setup dash one point four dot exe today || download setup dash one dot four dot exe today
+unitnoun | You are on a 10 GB plan. | you are on a ten gigabyte plan
+unitnoun | She ran a 5 km race. | she ran a five kilometer race
+unitnoun | It is a 30 minute call. | it is a thirty minute call
+unitnoun | We have a 2 liter bottle. | we have a two liter bottle
+unitnoun | Grab the 12 oz can. | grab the twelve ounce can
+unitnoun | He has a 3 hr shift. | he has a three hour shift
+unitnoun | Use the 20 lb bag. | use the twenty pound bag
+unitnoun | The trip is 5 km long. | the trip is five kilometers long
+unitnoun | I need 10 GB more. | i need ten gigabytes more
+unitnoun | A 50 mg dose works. | a fifty milligram dose works
+promo | Use code SPRING25 at checkout. | use code spring twenty five at checkout
+promo | Enter SAVE20 for a discount. | enter save twenty for a discount
+promo | Try WELCOME10 on your first order. | try welcome ten on your first order
+promo | The code FALL15 expires soon. | the code fall fifteen expires soon
+promo | Apply HOLIDAY50 today. | apply holiday fifty today
+promo | Use FREESHIP at checkout. | use freeship at checkout || use free ship at checkout
+ratio | The screen is 16:9. | the screen is sixteen by nine || the screen is sixteen to nine
+ratio | Shoot in 3:2 format. | shoot in three by two format || shoot in three to two format
+ratio | The odds of 5:1 are long. | the odds of five to one are long
+ratio | Mix at a ratio of 1:3. | mix at a ratio of one to three
+ratio | They won 2:1 at home. | they won two to one at home
+ratio | A 4:3 display. | a four by three display || a four to three display
+ratio | Meet at 4:30 today. | meet at four thirty today
+ratio | The ratio is 21:9. | the ratio is twenty one by nine || the ratio is twenty one to nine
+mixed | Add 1 1/2 cups of flour. | add one and a half cups of flour
+mixed | Cut 2 3/4 inches off. | cut two and three quarters inches off || cut two and three quarter inches off
+mixed | It takes 1 1/4 hours. | it takes one and a quarter hours
+mixed | Use 3 1/3 cups of water. | use three and a third cups of water || use three and one third cups of water
+mixed | The wait is 2 1/2 weeks. | the wait is two and a half weeks
+mixed | Pour 1 2/3 cups. | pour one and two thirds cups
+mixed | She is 5 1/2 years old. | she is five and a half years old
+measure | The plan is $20/mo. | the plan is twenty dollars per month
+measure | Rooms start at $149/night. | rooms start at one hundred forty nine dollars per night
+measure | It flows at 250 ml/min. | it flows at two hundred fifty milliliters per minute
+measure | Speeds up to 3 GB/s. | speeds up to three gigabytes per second
+measure | The lot is 60 km2. | the lot is sixty square kilometers
+measure | Bags of 2-5lb each. | bags of two to five pounds each
+measure | A 24-hour hotline. | a twenty four hour hotline
+measure | A 7.5-inch screen. | a seven point five inch screen
+measure | It is 100 million km away. | it is one hundred million kilometers away
+measure | We offer a 401(k) plan. | we offer a four oh one k plan
+fraction | Use a 5/16 wrench. | use a five sixteenths wrench
+fraction | Only 1/3rd is left. | only one third is left
+time | The clip runs 1:04:30. | the clip runs one hour four minutes and thirty seconds
+time | Doors open at 7.30 pm. | doors open at seven thirty pm
+date | The lease began 15-03-2021. | the lease began the fifteenth of march twenty twenty one
+date | Renewal is due august 3. | renewal is due august third
+date | Filed on 2023/11/02. | filed on november second twenty twenty three
+date | Music from the mid-1990s. | music from the mid nineteen nineties
+phone | Call (415)555-0188 now. | call four one five five five five zero one eight eight now
+web | Ping 192.168.0.12 first. | ping one nine two dot one six eight dot zero dot one two first
+weekday | Mon 3/10 works for us. | monday march tenth works for us
+weekday | We're closed Sat and Sun. | we're closed saturday and sunday
+weekday | We meet every Wed at noon. | we meet every wednesday at noon
+weekday | See you on Sat! | see you on saturday
+weekday | Your order ships Wed. | your order ships wednesday
+place | Take I-405 south to exit 12. | take i four oh five south to exit twelve || take i four hundred five south to exit twelve
+place | Gate D104 is at the far end. | gate d one oh four is at the far end || gate d one hundred four is at the far end
+place | Take Route 101 north. | take route one oh one north
+place | Your table is 12, in row 3. | your table is twelve in row three
+hash | Order #A1234 shipped. | order number a one two three four shipped
+hash | Store #0421 is open late. | store number zero four two one is open late
+paired | Reply YES to 22333. | reply yes to two two three three three
+paired | Enter 4471# to join. | enter four four seven one pound to join
+paired | Flight 1234 is boarding. | flight twelve thirty four is boarding
+promo | Use SUMMER2024 for 20% off. | use summer twenty twenty four for twenty percent off
+dimension | A 10' x 12' room. | a ten feet by twelve feet room || a ten foot by twelve foot room
+dimension | Print on 8.5" x 11" paper. | print on eight point five inches by eleven inches paper || print on eight and a half by eleven inch paper
+dimension | The deck is 12'x14'. | the deck is twelve feet by fourteen feet
+mixed | Add 1-1/2 cups of milk. | add one and a half cups of milk
+mixed | Add 1½ cups and ¾ tsp salt. | add one and a half cups and three quarters teaspoon salt || add one and a half cups and three quarters of a teaspoon salt
+range | A budget of $5k-$10k works. | a budget of five thousand to ten thousand dollars works || a budget of five thousand dollars to ten thousand dollars works
+cardinal | We ship 3 x a week. | we ship three times a week
+money | You have 2 x $50 charges. | you have two times fifty dollars charges || you have two fifty dollar charges
+code | Our 5G plan is fast. | our five g plan is fast
+code | It's a 2-for-1 deal. | it's a two for one deal
+measure | The 2 hrs you spent helped. | the two hours you spent helped
+weekday | Open Sat. 9am to noon. | open saturday nine am to noon
+weekday | Classes run Mon/Wed/Fri. | classes run monday wednesday friday
+place | Follow US-101 to SR-91. | follow u s one oh one to s r ninety one
+place | Go to Ste. 450. | go to suite four fifty
+paired | Your room number is 1412. | your room number is fourteen twelve
+dimension | A 4 ft x 8 ft sheet. | a four foot by eight foot sheet || a four feet by eight feet sheet
+dimension | Cut it 12 in x 18 in. | cut it twelve inches by eighteen inches
+dimension | Stream in 1080p. | stream in ten eighty p
+unitnoun | A 256 GB iPhone. | a two hundred fifty six gigabyte iphone
+unitnoun | A 1,000 sq ft apartment. | a one thousand square foot apartment
+mixed | Drill a 2 1/8 inch hole. | drill a two and an eighth inch hole
+code | The role needs C++ and C#. | the role needs c plus plus and c hash || the role needs c plus plus and c sharp
+code | Email sales+vip@acme.com now. | email sales plus vip at acme dot com now
+hash | Your order #123-456 shipped. | your order number one two three four five six shipped
+code | Your PIN is A123. | your pin is a one two three
+unitnoun | Get a 10GB plan today. | get a ten gigabyte plan today
+unitnoun | She ran a 5km race. | she ran a five kilometer race
+paired | Rooms 1207 and 1208 are ready. | rooms twelve oh seven and twelve oh eight are ready
+paired | Text 55123 to join. | text five five one two three to join
+weekday | Weds, Mar 5 is open. | wednesday march fifth is open
+place | Your flight UA 482 departs at 6. | your flight u a four eighty two departs at six || your flight u a four eight two departs at six
+dimension | The monitor is 2560x1440. | the monitor is twenty five sixty by fourteen forty
+weekday | Is Sat morning good for you? | is saturday morning good for you
+weekday | We can do Wed evening instead. | we can do wednesday evening instead
+weekday | Your slot (Wed) is at 3. | your slot wednesday is at three
+weekday | Sun Life covers the claim. | sun life covers the claim
+weekday | Sat down and relax. | sat down and relax
+place | Gates A1-A20 are closed. | gates a one to a twenty are closed
+place | Seats 12A-12C are yours. | seats twelve a to twelve c are yours
+paired | Rooms 1201-1210 are booked. | rooms twelve oh one to twelve ten are booked
+date | The call is on 12/05. | the call is on december fifth
+range | We're open M-F, 9-5. | we're open monday to friday nine to five
+range | Pick the 1st-3rd slots. | pick the first to third slots
+date | Results for FY2024 are out. | results for f y twenty twenty four are out
+code | We have a 4K TV on sale. | we have a four k t v on sale
+hash | Your seat #14C is ready. | your seat number fourteen c is ready
+hash | Order# 58213 has shipped. | order number five eight two one three has shipped
+weekday | I can fit you in Thu, 2/13 at 4:45 pm. | i can fit you in thursday february thirteenth at four forty five pm
+weekday | Delivery window: Sat 8am-12pm. | delivery window saturday eight am to twelve pm
+weekday | Tues., Oct. 14 is your start date. | tuesday october fourteenth is your start date
+place | Your connecting flight leaves from gate E7. | your connecting flight leaves from gate e seven
+place | Merge onto I-90 W. | merge onto i ninety west || merge onto i ninety w
+place | We upgraded you to seat 2F. | we upgraded you to seat two f
+dimension | The crate is 48 x 40 x 36 inches. | the crate is forty eight by forty by thirty six inches
+dimension | Images should be 1200x628. | images should be twelve hundred by six twenty eight || images should be twelve hundred by six hundred twenty eight || images should be one thousand two hundred by six hundred twenty eight
+hash | Please quote case #20417. | please quote case number two zero four one seven
+hash | You're #2 in line. | you're number two in line
+paired | Your hotel room is 3112. | your hotel room is thirty one twelve
+paired | Text YES to 80088 to confirm. | text yes to eight zero zero eight eight to confirm
+paired | Webinar ID: 883 4412 0097. | webinar i d eight eight three four four one two zero zero nine seven
+file | I've attached Lease_Agreement_2025.pdf. | i've attached lease underscore agreement underscore twenty twenty five dot p d f
+unitnoun | We recommend a 20 lb bag. | we recommend a twenty pound bag
+unitnoun | It's a 15 min drive. | it's a fifteen minute drive
+promo | Code AUTUMN15 gets you 15% off. | code autumn fifteen gets you fifteen percent off
+ratio | Use a 2:1 mix of water and vinegar. | use a two to one mix of water and vinegar
+ratio | The photo is 4:5. | the photo is four by five
+mixed | Bake for 1 1/2 hours. | bake for one and a half hours
+mixed | The pipe is 3 3/8 inches wide. | the pipe is three and three eighths inches wide
+weekday | The clinic is closed Sun, Dec 25. | the clinic is closed sunday december twenty fifth
+weekday | Can we move it to Wed at 2? | can we move it to wednesday at two
+weekday | Fri, 11/21 works for the install. | friday november twenty first works for the install
+place | Head to baggage claim 6 after gate A31. | head to baggage claim six after gate a thirty one
+place | The shuttle stops at terminal 1 and 3. | the shuttle stops at terminal one and three
+place | Take exit 7B for the airport. | take exit seven b for the airport
+dimension | It fits a 60 x 80 inch bed. | it fits a sixty by eighty inch bed
+dimension | Upload a 1080x1080 image. | upload a ten eighty by ten eighty image || upload a one thousand eighty by one thousand eighty image
+hash | Refer to invoice #4410 in your email. | refer to invoice number forty four ten in your email || refer to invoice number four four one zero in your email
+hash | Pull request #87 is merged. | pull request number eighty seven is merged
+paired | You're in room 823. | you're in room eight twenty three
+paired | Please text JOIN to 30644. | please text join to three zero six four four
+paired | Dial in, then enter ID 559 0012 3381. | dial in then enter i d five five nine zero zero one two three three eight one
+file | The export is users_2025-06-01.csv. | the export is users underscore twenty twenty five dash zero six dash zero one dot c s v
+unitnoun | Grab a 2 L bottle of soda. | grab a two liter bottle of soda
+unitnoun | We offer a 5 GB add-on. | we offer a five gigabyte add on
+promo | Enter THANKS20 at checkout. | enter thanks twenty at checkout
+ratio | Mix it 3:1 with water. | mix it three to one with water
+ratio | Odds are 10:1 against. | odds are ten to one against
+mixed | It's 2 3/4 miles away. | it's two and three quarters miles away || it's two and three quarter miles away
+weekday | Your next shift is Sun 6/8, 7am-3pm. | your next shift is sunday june eighth seven am to three pm
+weekday | Pickup is Wed. after 5. | pickup is wednesday after five
+weekday | Is Thu or Fri better? | is thursday or friday better
+place | Drive to lot C4 and take shuttle 2. | drive to lot c four and take shuttle two
+place | Your bus leaves from bay 12A. | your bus leaves from bay twelve a
+place | Stay on Hwy 17 past exit 55. | stay on highway seventeen past exit fifty five
+dimension | The sign is 24" x 36". | the sign is twenty four inches by thirty six inches
+dimension | A 9x13 pan works. | a nine by thirteen pan works
+hash | Track order #300129 online. | track order number three zero zero one two nine online
+hash | Ask for agent #12. | ask for agent number twelve
+paired | Check in at suite 1450. | check in at suite fourteen fifty
+paired | The call-in code is 774 210 96. | the call in code is seven seven four two one zero nine six
+paired | Text CODE to 72345 for a link. | text code to seven two three four five for a link
+file | Save the form as W9_signed.pdf. | save the form as w nine underscore signed dot p d f
+file | See meeting-notes-03.docx. | see meeting dash notes dash zero three dot docx || see meeting dash notes dash three dot docx
+unitnoun | Try our 12 oz cold brew. | try our twelve ounce cold brew
+unitnoun | Book a 60 min massage. | book a sixty minute massage
+promo | Use GIFT5 on any order. | use gift five on any order
+ratio | It's a 3:2 screen. | it's a three by two screen
+mixed | Add 1 1/4 cups sugar. | add one and a quarter cups sugar
 """
 
 HELD_OUT = """

@@ -39,7 +39,8 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 #: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg"}
+     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
+     "thurs", "fri", "sat", "sun", "weds"}
 )  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"
@@ -53,6 +54,8 @@ _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 _OPEN_NUMBER = re.compile(r"\d\)?$")
 # Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
 _RANGE_START = re.compile(r"(?:\d|\d[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
+_WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
+_NAMES_A_NUMBER = re.compile(r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount):$")
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"
@@ -336,10 +339,14 @@ class Segmenter:
         dash = not word.strip(DASHES) and self._base != self._word_start and not self._ranged
         self._ranged = _RANGE_START.search(word) is not None
         clause = _is_clause_end(word) or dash
-        if clause and self._answer_units == 0:
+        # "Wed, Mar 12": the date goes with its day; "ID: 845 2231 9907": the number with its name
+        dated = _WEEKDAY_COMMA.search(word) is not None or _NAMES_A_NUMBER.search(word) is not None
+        if clause and self._answer_units == 0 and not dated:
             self._cut_all(Boundary.CLAUSE)
             return
         self._cuts.append((at, clause))
+        if dated:
+            self._in_numbers.add(at)
         self._open_number_at = at if _OPEN_NUMBER.search(word) else None
         if "<" in word or ">" in word:
             opened = max((m.end() for m in _TAG_OPEN.finditer(word)), default=-1)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_phones as phones
+from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     DAYS,
@@ -25,7 +28,6 @@ from tts_service.engine.reading.english_tokens import (
     Context,
     read_core,
     read_money,
-    read_number,
     unit_words,
 )  # fmt: skip
 from tts_service.engine.reading.words import NumberWords
@@ -35,17 +37,9 @@ __all__ = ["read_tokens"]
 _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
 _DASHES = ("-", "–", "—")
-_PHONE_ONE = re.compile(
-    r"^(?:\+?(?P<cc>\d{1,3})[-. ]?)?(?:\((?P<a1>\d{3})\)\s?|(?P<a2>\d{3})[-.])(?P<b>\d{3})[-.](?P<c>\d{4})$"
-    r"|^(?P<b2>\d{3})-(?P<c2>\d{4})$|^(?P<tf>1-8\d\d)-(?P<tb>\d{3})-(?P<tc>\d{4})$"
-)
-_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}|\d{1,5}|\d{3}-\d{4})$")
-_PHONE_CONTEXT = frozenset(
-    ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
-)
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
-_NUMBERISH = re.compile(r"^[-−+]?[$€£¥]?\d[\d,]*(?:\.\d+)?%?$")
+_NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
 def split_token(token: str) -> tuple[str, str, str]:
@@ -65,6 +59,8 @@ def split_token(token: str) -> tuple[str, str, str]:
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
         core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
+        core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
     elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
         core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
     return token[:start], core, trail
@@ -141,13 +137,19 @@ class _Walk:
         self.out: list[str] = [""] * len(tokens)
 
     def ctx(self, i: int) -> Context:
-        before = tuple(c.lower() for c in self.cores[max(0, i - 3) : i])
+        before = tuple(
+            c.lower()[:-1] if c[1:] and c[-1] == "#" else c.lower() for c in self.cores[max(0, i - 3) : i]
+        )
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
-        return Context(before, nxt.lower(), nxt, punctuated=bool(self.trail(i)), prev_raw=prev_raw)
+        after = self.core(i + 2)
+        return Context(before, nxt.lower(), nxt, bool(self.trail(i)), prev_raw=prev_raw, after_next=after)
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
+
+    def lead(self, i: int) -> str:
+        return self.parts[i][0] if 0 <= i < len(self.parts) else ""
 
     def trail(self, i: int) -> str:
         return self.parts[i][2] if 0 <= i < len(self.parts) else ""
@@ -177,6 +179,10 @@ class _Walk:
             return ""
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
+        if lead.endswith("(") and ")" in core and "(" not in core:
+            lead = lead[:-1]  # "(555)555-5555" was read whole
+        if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
+            trail = trail[1:]  # "+1(123)"
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
         return lead + spoken + trail if core else self.raw[i]
@@ -195,13 +201,15 @@ class _Walk:
         w, ctx = self.w, self.ctx(i)
         if core in _DASHES and self._rangeable(self.core(i - 1)) and self._rangeable(self.core(i + 1)):
             return "to"
+        if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
+            return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
         after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
         if core in STATES and (after_city or (i == 0 and zip_next)):
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
-        phone = self._phone_one(core)
+        phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -210,21 +218,13 @@ class _Walk:
         spoken = read_core(core, w, ctx)
         return core if spoken is None else spoken
 
-    def _phone_one(self, core: str) -> str | None:
-        m = _PHONE_ONE.match(core)
-        if m is None:
-            return None
-        groups = [g for g in m.groups() if g]
-        head = "plus " if core.startswith("+") else ""
-        return head + ", ".join(self.w.digits(g) for g in groups)
-
     def _rangeable(self, core: str) -> bool:
         return bool(core) and (
             _NUMBERISH.match(core) is not None
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
             or (td.month_number(core) is not None and len(core) >= 3)
-            or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?)$", core) is not None
+            or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?|st|nd|rd|th)$", core) is not None
         )
 
     def _range(self, core: str, ctx: Context) -> str | None:
@@ -232,6 +232,13 @@ class _Walk:
         if m is None:
             return None
         left, right = m.groups()
+        glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
+        unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
+        if glued and unit:  # "2-5lb": "two to five pounds"
+            return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
+        places = [place_code(part, ctx.before[-3:], self.w) for part in (left, right)]
+        if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha():  # "gates A1-A20"
+            return f"{places[0]} to {places[1]}"
         if not (self._rangeable(left) and self._rangeable(right)):
             return None
         w = self.w
@@ -274,52 +281,28 @@ class _Walk:
     # -- several tokens -------------------------------------------------------------------
 
     def multi(self, i: int) -> int:
+        core = self.cores[i]
+        if not any(c.isnumeric() for c in core) and td.month_number(core) is None:
+            return 0  # every rule over several tokens starts at a number or a month
         return (
-            self._phone_spaced(i)
+            spans.grouped_id(self, i)
+            or phones.phone_spaced(self, i)
             or self._with_ampm(i)
             or self._month_day(i)
             or self._day_month(i)
             or self._house_number(i)
+            or spans.dimensions(self, i)
+            or spans.mixed(self, i)
             or self._number_unit(i)
         )
-
-    def _phone_spaced(self, i: int) -> int:
-        j = i
-        while (
-            j < len(self.cores)
-            and j - i < 5
-            and _PHONE_GROUP.match(self.cores[j])
-            and (j == i or self.trail(j - 1) in ("", ")"))
-        ):
-            j += 1
-        if j - i < 2:
-            return 0
-        cores = self.cores[i:j]
-        digits = sum(c.isdigit() for c in "".join(cores))
-        prev = self.core(i - 1).lower()
-        first = cores[0]
-        plausible = (
-            first.startswith(("+", "0"))
-            or self.parts[i][0] == "("
-            or prev in _PHONE_CONTEXT
-            or ([len(c) for c in cores[-3:]] == [3, 3, 4])
-        )
-        if not 7 <= digits <= 15 or not plausible:
-            return 0
-        spoken = [
-            ("plus " if c.startswith("+") else "") + ", ".join(self.w.digits(g) for g in c.split("-"))
-            for c in cores
-        ]
-        spoken = [
-            s + "," if k < len(spoken) - 1 and not self.trail(i + k) else s for k, s in enumerate(spoken)
-        ]
-        return self.set(i, *spoken)
 
     def _with_ampm(self, i: int) -> int:
         nxt = self.core(i + 1).lower()
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
-        said = td.read_time(self.core(i), self.w, next_ampm=td.AMPM[nxt])
+        said = td.read_time(
+            re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", self.core(i)), self.w, next_ampm=td.AMPM[nxt]
+        )
         if said is None and _PLAIN_INT.match(self.core(i)) and 1 <= int(self.core(i)) <= 12:
             said = self.w.cardinal(int(self.core(i)))
         else:
@@ -366,27 +349,14 @@ class _Walk:
             return 0
         for k in range(i + 2, min(i + 5, len(self.cores))):
             bare = self.core(k).rstrip(".")
-            if bare in STREET_WORDS and len(bare) > 1 and self.core(k - 1)[:1].isupper():
-                return self.set(i, self._house(core))
+            name = self.core(k - 1)
+            if (
+                bare in STREET_WORDS
+                and len(bare) > 1
+                and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
+            ):
+                return self.set(i, paired(core, self.w))
         return 0
-
-    def _house(self, core: str) -> str:
-        w = self.w
-        if len(core) == 3 and core[1:] != "00":
-            return (
-                w.cardinal(int(core[0]))
-                + " "
-                + ("oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:])))
-            )
-        if len(core) == 4 and core[2:] == "00" and core[1] != "0":
-            return w.cardinal(int(core[:2])) + " hundred"
-        if len(core) == 4 and core[2:] != "00" and core[0] != "0":
-            return (
-                w.cardinal(int(core[:2]))
-                + " "
-                + ("oh " + w.cardinal(int(core[3])) if core[2] == "0" else w.cardinal(int(core[2:])))
-            )
-        return read_number(core, w)
 
     def _number_unit(self, i: int) -> int:
         core, nxt = self.core(i), self.core(i + 1)
@@ -398,23 +368,32 @@ class _Walk:
             if money is not None:
                 number, _, unit = money.partition(" " + SCALES[nxt] + " ")
                 return self.set(i, number, SCALES[nxt] + " " + unit)
+            measure = None if self.trail(i + 1) else unit_words(self.core(i + 2), True)
+            if measure is not None and _NUMBERISH.match(core) and self.core(i + 2) not in RISKY_UNITS:
+                return self.set(i, w.number(core), SCALES[nxt], measure)  # "100 million km"
             return 0
+        fraction_amount = amount(core, w)
+        if fraction_amount and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1½ tsp"
+            return self.set(i, fraction_amount[0], unit_words(nxt, fraction_amount[1]) or nxt)
         fraction = re.match(r"^(\d+)/(\d+)$", core)
         if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
             plural = int(fraction.group(1)) > int(fraction.group(2))
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         if nxt == "sq" and self.core(i + 2) in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
-            square = unit_words(self.core(i + 2), core.lstrip("-−+") not in ("1", "1.0")) or ""
+            plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
+                self, i + 1, self.core(i - 1).lower()
+            )
+            square = unit_words(self.core(i + 2), plural) or ""
             return self.set(i, w.number(core), "square", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
-        plural = core.lstrip("-−+") not in ("1", "1.0")
+        plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
         if nxt in CURRENCY_CODES:
             forms = CURRENCY_CODES[nxt]
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
-        if nxt in RISKY_UNITS:
-            return 0
+        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural):
+            return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
             return 0

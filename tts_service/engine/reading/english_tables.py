@@ -118,7 +118,8 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
                "October", "November", "December")  # fmt: skip
 DAYS: dict[str, str] = {
     "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday", "thu": "Thursday",
-    "thur": "Thursday", "thurs": "Thursday", "fri": "Friday", "sat": "Saturday", "sun": "Sunday",
+    "weds": "Wednesday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday", "sat": "Saturday",
+    "sun": "Sunday",
     "monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday", "thursday": "Thursday",
     "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday",
 }  # fmt: skip

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
 from tts_service.engine.reading.english_tables import (
@@ -23,9 +24,9 @@ from tts_service.engine.reading.english_tables import (
     STREET_WORDS,
     SYMBOL_WORDS,
     TITLES,
-    UNITS,
     YEAR_CONTEXT,
 )  # fmt: skip
+from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_number", "unit_words"]
@@ -40,7 +41,7 @@ _MONEY = re.compile(
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
 _ORDINAL = re.compile(r"^(?P<n>\d[\d,]*)(?:st|nd|rd|th|ST|ND|RD|TH)$")
 _DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
-_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)$")
+_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
 _GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
 _FEET = re.compile(
     r"^(?P<ft>\d+)['′](?:(?P<in>\d+(?:\.\d+)?)(?:\"|″|'')?)?$|^(?P<only_in>\d+(?:\.\d+)?)(?:\"|″)$"
@@ -57,6 +58,9 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
+_LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
+_IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +72,10 @@ class Context:
     next_raw: str  # as written, punctuation stripped
     punctuated: bool = False  # the token itself ends in punctuation ("St,")
     prev_raw: str = ""  # the previous word as written
+    after_next: str = ""  # the word after the next one, as written
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
-
-
-def unit_words(unit: str, plural: bool) -> str | None:
-    forms = UNITS.get(unit) or UNITS.get(unit.lower())
-    return None if forms is None else forms[1 if plural else 0]
 
 
 def _is_one(num: str) -> bool:
@@ -91,14 +91,26 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
+        named = ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&") and bool(
+            roles.PAIRED_CONTEXT.intersection(near)
+            or {p[:-1] for p in near if p.endswith("s")} & roles.PAIRED_CONTEXT
+        )  # "room number 1412", "rooms 1207 and 1208"
+        prev = ctx.prev().rstrip(".")
+        if len(ctx.prev_raw) == 2 and ctx.prev_raw.isupper() and roles.PAIRED_CONTEXT.intersection(near):
+            prev = ctx.prev(2)  # "flight UA 482": the airline's code between
+        if (prev in roles.PAIRED_CONTEXT or prev[:-1] in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
+            return sign + roles.paired(plain, w)
+        texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
+        if texting and 3 <= len(plain) <= 6:
+            return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
         ):
-            if ctx.prev() in ("flight", "room", "gate") and len(plain) <= 4:
-                return sign + w.cardinal(int(plain))
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
+        if ctx.next_word.replace(".", "") in ("ad", "bc", "bce", "ce") and len(plain) <= 4:
+            return sign + (w.year(int(plain)) if len(plain) == 4 else roles.paired(plain, w))  # "340 AD"
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
@@ -144,14 +156,26 @@ def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
+    dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
+    if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
+        return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
+    if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
+        return (
+            w.cardinal(n)
+            + " "
+            + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
+        )
     if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
-    if n <= 12 and b <= 31:
+    measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
+    if n <= 12 and b <= 31 and not (measured and n < b):
         return td.month_day(n, b, w)
+    if n < b:  # "31/32": "thirty-one thirty-seconds"
+        return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
     return f"{w.cardinal(n)} over {w.cardinal(b)}"
 
 
@@ -178,9 +202,17 @@ def spell_code(core: str, w: NumberWords) -> str:
         out: list[str] = []
         for i, p in enumerate(pieces):
             if p.isdigit():
-                after_word = i > 0 and len(pieces[i - 1]) >= 3 and not pieces[i - 1].isupper()
+                after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
                 after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
-                out.append(w.cardinal(int(p)) if after_word and len(p) <= 2 else w.digits(p))
+                after_word = after_word or (
+                    i == 0 and len(pieces) > 1 and _pronounceable(pieces[1])
+                )  # "10OFF"
+                small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
+                lettered = i > 0 and (after_word or (pieces[i - 1].isupper() and len(pieces[i - 1]) <= 2))
+                if lettered and re.match(r"^(?:19|20)\d\d$", p):
+                    out.append(w.year(int(p)))  # "SUMMER2024", "FY2024"
+                    continue
+                out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
             elif _pronounceable(p):
                 out.append(p)
             else:
@@ -213,18 +245,34 @@ def read_acronym(core: str, w: NumberWords) -> str | None:
 
 def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The spoken form of ``core``, or None to leave it as written."""
+    said = _read_core(core, w, ctx)
+    return roles.with_symbols(core, w, read_acronym) if said is None else said
+
+
+def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
         return ABBREVIATIONS[core.lower()]
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
-    if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_"):
+    if re.match(
+        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]+\d[A-Z\d]*$", core
+    ):  # "#A1234", "#123-456"
+        return "number " + spell_code(core[1:], w)
+    if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
+        return "number " + place  # "seat #14C"
+    tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
+    if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
+        return w.digits(core[:-1]) + " pound"
     if core[0] == "#" and core[1:].isdigit():
-        return "number " + read_number(core[1:], w)
+        return "number " + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
+    if (said := roles.amount(core, w)) is not None:
+        return said[0]
     if not any(c.isdigit() for c in core):
         return _read_word(core, w, ctx)
     return _read_numeric(core, w, ctx)
@@ -239,25 +287,28 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     street = bare in STREET_WORDS and after_name and capital_before
     if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
         street = False  # "Visit St. Louis": the word before starts the unit
-    if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isupper()):
-        street = False
+    if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isalnum()):
+        street = False  # "9 N Main St", "708 N 1st St"
+    if bare.islower() and bare.title() in _LOWER_STREET and ctx.prev_raw[:1].isupper():
+        return STREET_WORDS[bare.title()]  # "San Tomas hwy"
+    if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
+        return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
     if bare in TITLES and (title_next or not ctx.before) and not street:
         return TITLES[bare]
     if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
         return STREET_WORDS[bare]
     day = td.day_name(core)
-    if (day is not None and (len(bare) < len(day)) and bare.lower() not in ("sun", "sat", "wed")) or (
-        day is not None
-        and bare.lower() in ("sun", "sat", "wed")
-        and core[:1].isupper()
-        and bare.isalpha()
-        and (ctx.next_raw[:1].isdigit() or ctx.next_word in ("-", "–", "to") or ctx.prev() in ("-", "–"))
-    ):
+    if day is not None and (len(bare) < len(day)) and (bare.lower() not in td.WORD_DAYS or _dated(core, ctx)):
         return day
     month = td.month_number(core)
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
         return MONTH_NAMES[month - 1]
+    days = [td.day_name(p) for p in core.split("/")]
+    if len(days) > 1 and all(days):  # "Mon/Wed/Fri"
+        return ", ".join(d for d in days if d)
+    if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
+        return " slash ".join(read_acronym(p, w) or p for p in core.split("/"))
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
         return f"{w.letters(a)} and {w.letters(b)}".strip()
@@ -269,6 +320,40 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     return read_acronym(core, w)
 
 
+def _joined_head(part: str, w: NumberWords) -> str | None:
+    if (m := _MONEY.match(part)) is not None:
+        return _money(m, w)
+    if _NUMBER.match(part) or _DECADE.match(part):
+        return _read_numeric(part, w, Context((), "", ""))
+    return None
+
+
+def _dated(core: str, ctx: Context) -> bool:
+    """ "Wed", "Sat", "Sun" are also words: a weekday when abbreviated with a period, or next to a
+    date, a month, another weekday or a range ("Wed, Mar 12", "Sat 10/4", "Mon or Wed")."""
+    if not core[:1].isupper() or not core.rstrip(".").isalpha():
+        return False
+    nxt = ctx.next_raw
+    dated = nxt[:1].isdigit() or td.day_name(nxt) is not None or td.month_number(nxt) is not None
+    dated = dated or ctx.next_word in ("morning", "afternoon", "evening", "night", "noon")  # "Sat morning"
+    after_day = td.day_name(ctx.prev_raw) is not None or (
+        ctx.prev() in ("or", "and", "to", "through", "thru") and td.day_name(ctx.prev(2).title()) is not None
+    )
+    after = ctx.next_word in ("and", "or", "&", "through", "thru") and td.day_name(ctx.after_next) is not None
+    # capitalised inside a sentence, not a name ("Sun Life", "the Sun"): the verb or noun would be lower-case
+    inside = bool(ctx.before) and ctx.prev() not in ("the", "a", "an", "of") and not nxt[:1].isupper()
+    return (
+        inside
+        or core.endswith(".")
+        or dated
+        or after
+        or ctx.prev() in ("every", "on", "next", "this", "last", "until", "till", "by", "from", "each")
+        or after_day
+        or ctx.next_word in ("-", "–", "to")
+        or ctx.prev() in ("-", "–")
+    )
+
+
 def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if _NUMBER.match(core):
         return read_number(core, w, ctx)
@@ -277,7 +362,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money
     if (m := _PERCENT.match(core)) is not None:
         return w.number(m.group("num")) + " percent"
-    for reader in (td.iso_date, td.numeric_date):
+    for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
     if (time := td.read_time(core, w)) is not None:
@@ -298,17 +383,30 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
+    if _IP.match(core) and ("ip" in ctx.before or any(len(p) == 3 for p in core.split("."))):
+        return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
     if _VERSION.match(core):
         return " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
+    if (said := roles.dimension(core, w)) is not None:
+        return said
     if (m := _GLUED_UNIT.match(core)) is not None:
         num, unit = m.group("num"), m.group("unit")
+        if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
+            return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
-        words = unit_words(unit, not _is_one(num))
+        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        words = unit_words(unit, not _is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
+    if (said := roles.joined(core, w, _joined_head)) is not None:
+        return said
+    if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
+        return said
     if _CODE.match(core):
         return spell_code(core, w)
-    return None
+    if web.is_file_name(core) or web.is_domain(core):
+        return web.read_address(core, w)
+    return roles.ratio(core, (*ctx.before[-2:], ctx.next_word), w)

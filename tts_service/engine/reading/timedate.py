@@ -11,14 +11,33 @@ import re
 from tts_service.engine.reading.english_tables import DAYS, MONTH_NAMES, MONTHS
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["AMPM", "clock", "day_name", "iso_date", "month_day", "numeric_date", "read_time"]
+__all__ = [
+    "AMPM", "WORD_DAYS", "clock", "day_first_date", "day_name", "iso_date", "letter_days", "month_day",
+    "named_date", "numeric_date", "read_time",
+]  # fmt: skip
 
 AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
+#: weekday abbreviations that are also English words ("we wed", "sat down", "the sun")
+WORD_DAYS = frozenset(["sun", "sat", "wed"])
 _TIME = re.compile(
     r"^(?P<h>[01]?\d|2[0-4])(?::(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?|(?=[aApP]))"
     r"(?P<ampm>[aApP]\.?[mM]\.?)?$"
 )
-_ISO = re.compile(r"^(?P<y>1[5-9]\d\d|20\d\d)-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])$")
+_ISO = re.compile(
+    r"^(?P<y>1[5-9]\d\d|20\d\d)(?P<sep>[-/.])(?P<m>0?[1-9]|1[0-2])(?P=sep)(?P<d>0?[1-9]|[12]\d|3[01])$"
+)
+#: day first, known by a day past 12 ("15-01-2020", "25/12/2024")
+_DAY_FIRST = re.compile(r"^(?P<d>1[3-9]|2\d|3[01])(?P<sep>[/.-])(?P<m>0?[1-9]|1[0-2])(?P=sep)(?P<y>\d{4})$")
+_ONE_LETTER = {"M": "Monday", "T": "Tuesday", "W": "Wednesday", "Th": "Thursday", "F": "Friday",
+               "Sa": "Saturday", "Su": "Sunday"}  # fmt: skip
+_LETTER_DAYS = re.compile(r"^(M|T|W|Th|F|Sa|Su)[-–](M|T|W|Th|F|Sa|Su)$")
+_NAMED = re.compile(r"^(?P<mon>[A-Za-z]{3,9}\.?)-(?P<d>\d{1,2})(?:-(?P<y>\d{4}))?$")
+#: month and day names that are not also English words may be written in lower case
+_LOWER_OK = frozenset(
+    ["january", "february", "april", "june", "july", "august", "september", "october", "november",
+     "december", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
+     "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+)  # fmt: skip
 _NUMERIC = re.compile(
     r"^(?P<m>0?[1-9]|1[0-2])(?P<sep>[/.-])(?P<d>0?[1-9]|[12]\d|3[01])(?P=sep)(?P<y>\d{4}|\d{2})$"
 )
@@ -34,6 +53,8 @@ def clock(hour: int, minute: int, words: NumberWords, *, ampm: str = "", second:
             text += " o'clock"
         else:
             text += " hundred"
+    elif minute == 0:
+        text += "" if ampm else " hundred"  # "10:00:00 PM": "ten PM and zero seconds"
     elif minute < 10:
         text += " oh " + words.cardinal(minute)
     else:
@@ -57,6 +78,10 @@ def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | No
     if ampm and not 1 <= hour <= 12:
         return None
     second = int(m.group("s")) if m.group("s") else None
+    if second is not None and not ampm:  # "1:01:01", "14:10:30": hours, minutes and seconds
+        parts = [(hour, "hour"), (int(m.group("m")), "minute"), (second, "second")]
+        said = [f"{words.cardinal(n)} {unit}{'' if n == 1 else 's'}" for n, unit in parts]
+        return f"{said[0]} {said[1]} and {said[2]}"
     return clock(hour, int(m.group("m") or 0), words, ampm=ampm, second=second)
 
 
@@ -73,6 +98,30 @@ def iso_date(core: str, words: NumberWords) -> str | None:
     return month_day(int(m.group("m")), int(m.group("d")), words, int(m.group("y")))
 
 
+def letter_days(core: str) -> str | None:
+    """Opening hours in one-letter days: "M-F" -> "Monday to Friday", "T-Th", "M–Sa"."""
+    m = _LETTER_DAYS.match(core)
+    return None if m is None else f"{_ONE_LETTER[m.group(1)]} to {_ONE_LETTER[m.group(2)]}"
+
+
+def named_date(core: str, words: NumberWords) -> str | None:
+    """ "Jan-15", "Jan-15-2020" -> "January fifteenth, twenty twenty"."""
+    m = _NAMED.match(core)
+    month = month_number(m.group("mon")) if m else None
+    if m is None or month is None or not 1 <= int(m.group("d")) <= 31:
+        return None
+    return month_day(month, int(m.group("d")), words, int(m.group("y")) if m.group("y") else None)
+
+
+def day_first_date(core: str, words: NumberWords) -> str | None:
+    """ "15-01-2020" -> "the fifteenth of January, twenty twenty"."""
+    m = _DAY_FIRST.match(core)
+    if m is None:
+        return None
+    month = MONTH_NAMES[int(m.group("m")) - 1]
+    return f"the {words.ordinal(int(m.group('d')))} of {month}, {words.year(int(m.group('y')))}"
+
+
 def numeric_date(core: str, words: NumberWords) -> str | None:
     """US order: "3/15/2024", "03-15-24", "3.15.2024" -> "March fifteenth, twenty twenty-four"."""
     m = _NUMERIC.match(core)
@@ -87,7 +136,7 @@ def numeric_date(core: str, words: NumberWords) -> str | None:
 def day_name(core: str) -> str | None:
     """ "Tue", "Tues.", "Thu" -> the weekday's name; only capitalized ("sat" is a verb)."""
     bare = core.rstrip(".")
-    if not bare[:1].isupper():
+    if not bare[:1].isupper() and bare not in _LOWER_OK:
         return None
     return DAYS.get(bare.lower())
 
@@ -95,6 +144,6 @@ def day_name(core: str) -> str | None:
 def month_number(core: str) -> int | None:
     """ "March", "Mar", "Mar." -> 3; capitalized only ("may" is a verb)."""
     bare = core.rstrip(".")
-    if not bare[:1].isupper():
+    if not bare[:1].isupper() and bare not in _LOWER_OK:
         return None
     return MONTHS.get(bare.lower())

@@ -67,7 +67,9 @@ def is_file_name(core: str) -> bool:
     return m is not None and m.group("ext").lower() in FILE_EXTENSIONS
 
 
-def _piece(piece: str, words: NumberWords) -> str:
+def _piece(piece: str, words: NumberWords, *, file: bool = False) -> str:
+    if piece.isdigit() and file and re.match(r"^(?:19|20)\d\d$", piece):
+        return words.year(int(piece))  # "invoice_2024.pdf": a year in a file name
     if piece.isdigit():
         return words.digits(piece)
     if piece in _SYMBOLS:
@@ -92,7 +94,8 @@ def read_address(core: str, words: NumberWords) -> str:
     if core.startswith("mailto:"):
         core = core[len("mailto:") :]
     core = core.rstrip("/")
-    out = [_piece(p, words) for p in _PIECE.findall(core)]
+    file = is_file_name(core) and "@" not in core and not is_domain(core)
+    out = [_piece(p, words, file=file) for p in _PIECE.findall(core)]
     return " ".join(p for p in out if p)
 
 

@@ -1,0 +1,303 @@
+"""Numbers read by the role they play, not by their size: references, places, ratios, dimensions.
+
+A person says a room number in pairs ("1207" -> "twelve oh seven"), an order reference digit by
+digit, a gate or a seat as a letter and a small number ("B22" -> "B twenty-two"), "16:9" as a
+ratio and "1920x1080" as a dimension. Each reader returns None when the token is not of its kind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from tts_service.engine.reading.english_tables import UNITS
+from tts_service.engine.reading.english_units import PER_WORDS, unit_words
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = [
+    "PAIRED_CONTEXT",
+    "SHAPE_WORDS",
+    "amount",
+    "dimension",
+    "joined",
+    "mixed_fraction",
+    "noun_after_measure",
+    "paired",
+    "place_code",
+    "ratio",
+    "reference",
+    "side",
+    "with_symbols",
+]
+
+#: a number after these is said in pairs, as a room is ("room 1207": "twelve oh seven")
+PAIRED_CONTEXT = frozenset(
+    ["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office", "route", "highway", "hwy",
+     "interstate", "exit", "platform", "terminal", "gate", "seat", "bus", "track", "pier", "dock", "bay",
+     "level", "floor", "row", "aisle", "table", "locker", "section", "lot", "channel", "building", "bldg"]
+)  # fmt: skip
+#: words after which a letter-and-number code is a secret to spell, not a place to say
+_SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
+#: words around a colon ratio that make it a picture's shape ("by"), not odds ("to")
+SHAPE_WORDS = frozenset(
+    [
+        "aspect",
+        "screen",
+        "display",
+        "monitor",
+        "format",
+        "frame",
+        "video",
+        "photo",
+        "widescreen",
+        "resolution",
+        "tv",
+        "shoot",
+        "crop",
+        "image",
+        "sensor",
+        "camera",
+        "streaming",
+    ]
+)
+_ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their"])
+#: words after a unit that are not the noun it describes ("a 5 km long trail", "10 GB more")
+_NOT_NOUNS = frozenset(
+    [
+        "of",
+        "or",
+        "and",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "more",
+        "less",
+        "long",
+        "wide",
+        "tall",
+        "high",
+        "deep",
+        "away",
+        "ago",
+        "per",
+        "each",
+        "left",
+        "later",
+        "early",
+        "late",
+        "off",
+        "down",
+        "up",
+        "is",
+        "are",
+        "was",
+        "were",
+        "old",
+        "apart",
+        "behind",
+        "ahead",
+        "total",
+        "max",
+        "min",
+        "you",
+        "i",
+        "we",
+        "they",
+        "he",
+        "she",
+        "it",
+        "that",
+        "this",
+        "which",
+        "who",
+        "then",
+        "than",
+        "so",
+        "but",
+        "if",
+        "as",
+        "with",
+        "by",
+    ]
+)
+
+
+def noun_after_measure(prev: str, noun: str) -> bool:
+    """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
+    bare = noun.replace("-", "")  # "add-on"
+    return prev in _ARTICLES and bare.isalpha() and noun[:1].islower() and noun not in _NOT_NOUNS
+
+
+_ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
+_PLACE = re.compile(
+    r"^(?:(?P<l1>[A-Za-z]|[A-Z]{2}(?=-))-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$"
+)  # "B22", "14C", "I-80", "US-101"
+_RESOLUTION = re.compile(r"^(?P<n>480|576|720|1080|1440|2160|4320)(?P<s>[pi])$")
+_RATIO = re.compile(r"^(?P<a>\d{1,3}):(?P<b>\d{1,3})$")
+_NUM = r"\d+(?:\.\d+)?['′\"″]?"
+_DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
+_MARKS = {"'": "feet", "′": "feet", '"': "inches", "″": "inches"}
+_VULGAR = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
+           "⅝": (5, 8), "⅞": (7, 8)}  # fmt: skip
+_AMOUNT = re.compile(r"^(?P<whole>\d{1,3})?(?:(?P<v>[½¼¾⅓⅔⅛⅜⅝⅞])|-(?P<a>\d{1,2})/(?P<b>\d{1,2}))$")
+_MIXED = re.compile(r"^(?P<a>[1-9]\d?)/(?P<b>[2-9]|1[0-6])$")
+_PARTS = {2: ("half", "halves"), 3: ("third", "thirds"), 4: ("quarter", "quarters")}
+
+
+def paired(core: str, w: NumberWords) -> str:
+    """A 3- or 4-digit reference in pairs: "314" -> "three fourteen", "1207" -> "twelve oh seven",
+    "1500" -> "fifteen hundred"; others as a cardinal."""
+    if len(core) == 3 and core[0] != "0" and core[1:] != "00":
+        tail = "oh " + w.cardinal(int(core[2])) if core[1] == "0" else w.cardinal(int(core[1:]))
+        return w.cardinal(int(core[0])) + " " + tail
+    if len(core) == 4 and core[0] != "0" and core[1] != "0" and core[2:] == "00":
+        return w.cardinal(int(core[:2])) + " hundred"
+    if len(core) == 4 and core[0] != "0" and core[2:] != "00":
+        tail = "oh " + w.cardinal(int(core[3])) if core[2] == "0" else w.cardinal(int(core[2:]))
+        return w.cardinal(int(core[:2])) + " " + tail
+    return w.cardinal(int(core)) if core.isdigit() and core[0] != "0" else w.digits(core)
+
+
+def reference(digits: str, w: NumberWords) -> str:
+    """A number that names something ("#3", "#412", "#58213"): small ones as numbers, three or
+    four digits in pairs, longer ones digit by digit."""
+    if len(digits) <= 2 and digits[0] != "0":
+        return w.cardinal(int(digits))
+    if len(digits) <= 4 and digits[0] != "0":
+        return paired(digits, w)
+    return w.digits(digits) if len(digits) <= 15 else w.digit_groups(digits)
+
+
+def place_code(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
+    """A gate, seat, exit or highway: one letter and a small number ("B22", "14C", "I-80")."""
+    if (r := _RESOLUTION.match(core)) is not None:  # "1080p": "ten eighty p"
+        return paired(r.group("n"), w) + " " + r.group("s")
+    m = _PLACE.match(core)
+    if m is None or _SECRET_CONTEXT.intersection(near):
+        return None
+    if m.group("l1"):  # "I-405": "I four oh five", as a route is said
+        return w.letters(m.group("l1")) + " " + paired(m.group("n1"), w)
+    return paired(m.group("n2"), w) + " " + w.letters(m.group("l2"))
+
+
+def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
+    """ "16:9" (a shape: "sixteen by nine"), "5:1" (odds, a score: "five to one"); not a time.
+
+    ``near``: the two words before the ratio and the one after it."""
+    m = _RATIO.match(core)
+    if m is None:
+        return None
+    a, b = m.group("a"), m.group("b")
+    odds = bool(_ODDS_WORDS.intersection(near))
+    shape = not odds and bool(SHAPE_WORDS.intersection(near))
+    if len(b) == 2 and not odds and not shape:
+        return None  # "4:30" is a time
+    link = "by" if shape else "to"
+    return f"{w.cardinal(int(a))} {link} {w.cardinal(int(b))}"
+
+
+def dimension(core: str, w: NumberWords) -> str | None:
+    """ "1920x1080" -> "nineteen twenty by ten eighty", "5x8ft" -> "five by eight feet"."""
+    m = _DIMENSION.match(core)
+    if m is None:
+        return None
+    unit = unit_words(m.group("unit"), True) if m.group("unit") else ""
+    if unit is None:
+        return None
+    sides = [side(s, w) for s in (m.group("a"), m.group("b"), m.group("c")) if s]
+    return " by ".join(sides) + (" " + unit if unit else "")
+
+
+def side(text: str, w: NumberWords) -> str:
+    """One side of a dimension: "12" or "12'" ("twelve feet") or '11"' ("eleven inches"); four
+    digits in pairs, as a screen's pixels are said ("1920": "nineteen twenty")."""
+    mark = _MARKS.get(text[-1:], "")
+    number = text[:-1] if mark else text
+    said = paired(number, w) if len(number) == 4 and number.isdigit() else w.number(number)
+    return said + (
+        " " + (mark if number != "1" else {"feet": "foot", "inches": "inch"}[mark]) if mark else ""
+    )
+
+
+def amount(core: str, w: NumberWords) -> tuple[str, bool] | None:
+    """ "1½", "¾", "1-1/2" -> ("one and a half", plural?): fractions as recipes write them."""
+    m = _AMOUNT.match(core)
+    if m is None or (not m.group("whole") and not m.group("v")):
+        return None
+    a, b = _VULGAR[m.group("v")] if m.group("v") else (int(m.group("a")), int(m.group("b")))
+    if m.group("whole"):
+        said = mixed_fraction(m.group("whole"), f"{a}/{b}", w)
+        return None if said is None else (said, True)
+    one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
+    return ("one " + one if a == 1 else w.cardinal(a) + " " + many), a > b
+
+
+def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
+    """ "1", "1/2" -> "one and a half"; "2", "3/4" -> "two and three quarters"."""
+    m = _MIXED.match(fraction)
+    if m is None or not whole.isdigit() or whole[0] == "0":
+        return None
+    a, b = int(m.group("a")), int(m.group("b"))
+    if a >= b:
+        return None
+    one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
+    part = ("an " if one[0] in "aeio" else "a ") + one if a == 1 else w.cardinal(a) + " " + many
+    return f"{w.cardinal(int(whole))} and {part}"
+
+
+_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
+_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+)-(?P<word>[A-Za-z]+)$")
+_LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
+_PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
+_PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
+
+
+def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | None]) -> str | None:
+    """A number joined to a word: "$20/mo" -> "twenty dollars per month", "7.2-millimeter" (an
+    adjective: the unit singular), "24-hour", "mid-1980s". ``head`` reads the number part."""
+    if (m := _PER.match(core)) is not None:
+        unit = m.group("unit")
+        said, per = head(m.group("head"), w), unit_words(unit, False) or PER_WORDS.get(unit.lower(), ("",))[0]
+        return None if said is None or not per else f"{said} per {per}"
+    if (m := _HYPHENED.match(core)) is not None:
+        said, word = head(m.group("head"), w), m.group("word")
+        unit = unit_words(word, False) if word.islower() or word in UNITS else None
+        if said is None or (unit is None and not (word.islower() and len(word) >= 3)):
+            return None
+        return f"{said} {unit or word}"
+    if (m := _LINKED.match(core)) is not None:  # "2-for-1", "3-in-1", "1-on-1"
+        return f"{w.cardinal(int(m.group(1)))} {m.group(2)} {w.cardinal(int(m.group(3)))}"
+    if (m := _PLAN.match(core)) is not None:  # "401(k)", "403(b)": the plan's name
+        return paired(m.group("n"), w) + " " + m.group("letter")
+    if (m := _PREFIXED.match(core)) is not None:
+        said = head(m.group("rest"), w)
+        return None if said is None else f"{m.group('prefix')} {said}"
+    return None
+
+
+#: symbols inside a word ("C++", "test$", "12@"), said one by one
+_SYMBOLS = {"+": "plus", "$": "dollar", "#": "hash", "@": "at", "%": "percent", "&": "and", "=": "equals",
+            "/": "slash", "*": "star", "€": "euro", "£": "pound", "¥": "yen", "₩": "won",
+            "₹": "rupee"}  # fmt: skip
+_SYMBOLIC = re.compile(r"^(?=.*[A-Za-z0-9])(?=.*[+$#@%&=/*€£¥₩₹])[A-Za-z0-9+$#@%&=/*€£¥₩₹]+$")
+
+
+def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], str | None]) -> str | None:
+    """A token no other rule read that mixes words or numbers with symbols: each piece said
+    ("C++" -> "C plus plus", "2+3" -> "two plus three"); ``word`` reads a run of letters."""
+    if _SYMBOLIC.match(core) is None:
+        return None
+    out = []
+    for piece in re.findall(r"[A-Za-z]+|\d+|.", core):
+        if piece.isdigit():
+            out.append(w.cardinal(int(piece)) if len(piece) <= 4 and piece[0] != "0" else w.digits(piece))
+        elif piece.isalpha():
+            out.append(word(piece, w) or piece)
+        elif piece == "#" and core.endswith("#") and core[:-1].isalpha() and len(core) > 3:
+            out.append("number")  # "Order#"
+        else:
+            out.append(_SYMBOLS[piece])
+    return " ".join(out)

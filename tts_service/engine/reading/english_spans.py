@@ -1,0 +1,108 @@
+"""Readings that take several written tokens: dimensions, mixed fractions, identifiers in groups.
+
+Each rule looks at the tokens from ``i`` on and returns how many it read (0: not its kind); every
+token it takes gets its own spoken words, so marks still land on the written tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from tts_service.engine.reading.english_roles import dimension, mixed_fraction, noun_after_measure, side
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
+from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
+from tts_service.engine.reading.words import NumberWords
+
+__all__ = ["Walk", "before_noun", "dimensions", "grouped_id", "mixed"]
+
+_QUANTITY = re.compile(r"^\d+(?:\.\d+)?['′\"″]?$")
+_TIMES = frozenset(["x", "X", "×", "by"])
+_GROUP = re.compile(r"^\d{2,5}$")
+#: words that name what the spaced digit groups after them are ("Meeting ID: 845 2231 9907")
+_ID_WORDS = DIGIT_CONTEXT | {"meeting", "conference", "webinar", "access", "passcode", "participant"}
+
+
+class Walk(Protocol):
+    """What a rule needs of the reader's walk over the tokens."""
+
+    w: NumberWords
+
+    def core(self, i: int) -> str: ...
+
+    def lead(self, i: int) -> str: ...
+
+    def trail(self, i: int) -> str: ...
+
+    def set(self, i: int, *spoken: str) -> int: ...
+
+
+def _unit_after(walk: Walk, k: int, prev: str, *, risky: bool = False) -> str | None:
+    """The unit at ``k``; ``risky``: after a dimension even "m" and "in" are units ("25 x 7 m")."""
+    unit = walk.core(k).rstrip(".")
+    if unit in RISKY_UNITS and (not risky or unit == "x"):
+        return None
+    return unit_words(unit, not before_noun(walk, k - 1, prev))
+
+
+def dimensions(walk: Walk, i: int) -> int:
+    """ "40 x 30 x 15 cm", "2 x 4", "12 x 14 ft": the sides joined by "by", the unit plural."""
+    k = i
+    glued = dimension(walk.core(i), walk.w)
+    if glued is not None and not walk.trail(i):  # "2x8 m2"
+        unit = _unit_after(walk, i + 1, walk.core(i - 1).lower(), risky=True)
+        return walk.set(i, glued, unit) if unit else 0
+    prev = walk.core(i - 1).lower()
+    spoken: list[str] = []
+    while _QUANTITY.match(walk.core(k)):
+        spoken.append(side(walk.core(k), walk.w))
+        if walk.trail(k):
+            break
+        unit = _unit_after(walk, k + 1, "", risky=True)
+        if unit and walk.core(k + 2) in _TIMES and not walk.trail(k + 1):  # "4 ft x 8 ft"
+            spoken.append("\0" + walk.core(k + 1).rstrip("."))  # the unit as written, said below
+            k += 1
+        if walk.core(k + 1) not in _TIMES or walk.trail(k + 1) or not _QUANTITY.match(walk.core(k + 2)):
+            break
+        spoken.append("by")
+        k += 2
+    if "by" not in spoken:
+        return 0
+    unit = None if walk.trail(k) else _unit_after(walk, k + 1, prev, risky=True)
+    plural = not (unit and before_noun(walk, k, prev))  # "a 4 ft x 8 ft sheet": "four foot by eight foot"
+    said = [unit_words(s[1:], plural) or s[1:] if s[:1] == "\0" else s for s in spoken]
+    return walk.set(i, *said, *([unit] if unit else []))
+
+
+def mixed(walk: Walk, i: int) -> int:
+    """ "1 1/2 cups" -> "one and a half cups"; "2 3/4 in" -> "two and three quarters inches"."""
+    if walk.trail(i):
+        return 0
+    said = mixed_fraction(walk.core(i), walk.core(i + 1), walk.w)
+    if said is None:
+        return 0
+    whole, _, part = said.partition(" and ")
+    unit = None if walk.trail(i + 1) else _unit_after(walk, i + 2, walk.core(i - 1).lower())
+    return walk.set(i, whole, "and " + part, *([unit] if unit else []))
+
+
+def grouped_id(walk: Walk, i: int) -> int:
+    """Spaced digit groups after an identifier word ("ID: 845 2231 9907", "access code 553 219"):
+    one identifier, digit by digit, never one cardinal."""
+    if not _GROUP.match(walk.core(i)) or not _GROUP.match(walk.core(i + 1)):
+        return 0
+    if not _ID_WORDS.intersection(walk.core(i - k).lower() for k in (1, 2, 3)):
+        return 0
+    k = i
+    while _GROUP.match(walk.core(k)) and (k == i or not walk.trail(k - 1)):
+        k += 1
+    if k - i < 2 or sum(len(walk.core(j)) for j in range(i, k)) < 5:
+        return 0
+    spoken = [walk.w.digits(walk.core(j)) for j in range(i, k)]
+    return walk.set(i, *[s + "," if j < len(spoken) - 1 else s for j, s in enumerate(spoken)])
+
+
+def before_noun(walk: Walk, i: int, prev: str) -> bool:
+    """A measure used as an adjective says its unit once: "a 10 GB plan", "the 20 lb bag"."""
+    noun = walk.core(i + 2)
+    return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None

@@ -1,0 +1,47 @@
+"""Unit words: "kg" -> "kilogram(s)", and the units built from others ("km/h", "kg/m", "km2", "ft²").
+
+Looked up as written first, then in lower case ("KG", "mbps"); a unit over another is "per" the
+second ("10 cm/s": "ten centimeters per second"); a length with 2 or ² is square, with 3 or ³ cubic.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tts_service.engine.reading.english_tables import UNITS
+
+__all__ = ["PER_WORDS", "unit_words"]
+
+_LOWER = {unit.lower(): forms for unit, forms in UNITS.items() if unit.lower() not in UNITS}
+#: the word after "per" that is not a unit ("$15/night", "3 oz/day")
+PER_WORDS = {
+    w: (w, w + "s") for w in ["night", "person", "day", "week", "month", "year", "hour", "user", "guest"]
+}
+_LENGTHS = frozenset(["mm", "cm", "m", "km", "in", "ft", "yd", "mi"])
+_POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
+
+
+def _forms(unit: str) -> tuple[str, str] | None:
+    if len(unit) == 1 and unit.isupper() and unit not in UNITS:
+        return None  # "5G" is no gram
+    forms = UNITS.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
+    if forms is not None:
+        return forms
+    m = _POWER.match(unit)
+    if m is not None and m.group("base") in _LENGTHS:
+        one, many = UNITS[m.group("base")]
+        kind = "square " if m.group("p") in "2²" else "cubic "
+        return kind + one, kind + many
+    return None
+
+
+def unit_words(unit: str, plural: bool) -> str | None:
+    """The spoken unit, plural or not; None when ``unit`` is no unit."""
+    if "/" in unit and unit not in UNITS:
+        top, _, bottom = unit.partition("/")
+        upper, lower = _forms(top), _forms(bottom) or PER_WORDS.get(bottom.lower())
+        if upper is None or lower is None:
+            return None
+        return f"{upper[1 if plural else 0]} per {lower[0]}"
+    forms = _forms(unit)
+    return None if forms is None else forms[1 if plural else 0]
