@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tts_service.engine import punctuation as punctuation_module
 from tts_service.engine import segmenter as segmenter_module
 from tts_service.engine.segmenter import ABBREVIATIONS, Boundary, Segmenter, Unit
 from tts_service.errors import InvalidInputError, TextTooLongError
@@ -450,17 +451,22 @@ def test_invalid_options_are_rejected(options: dict[str, Any]) -> None:
 
 
 def test_module_imports_nothing_that_does_io() -> None:
-    """The segmenter imports only enum, math, re, dataclasses, the error tree and graphemes (stdlib
-    only, checked in its own tests)."""
-    tree = ast.parse(Path(segmenter_module.__file__).read_text(encoding="utf-8"))
-    imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            imported.add("." * node.level + (node.module or ""))
+    """The segmenter imports only enum, math, re, dataclasses, the error tree, graphemes (stdlib
+    only, checked in its own tests) and its punctuation (re alone)."""
+
+    def imports_of(path: str) -> set[str]:
+        imported = set()
+        for node in ast.walk(ast.parse(Path(path).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                imported.add("." * node.level + (node.module or ""))
+        return imported
+
     allowed = {"__future__", "enum", "math", "re", "dataclasses", "tts_service.errors"}
-    assert imported <= allowed | {"tts_service.engine.graphemes"}
+    engine = {"tts_service.engine.graphemes", "tts_service.engine.punctuation"}
+    assert imports_of(segmenter_module.__file__) <= allowed | engine
+    assert imports_of(punctuation_module.__file__) <= {"__future__", "re"}
 
 
 # -- complexity guards ----------------------------------------------------------------------------

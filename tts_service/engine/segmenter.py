@@ -27,24 +27,22 @@ import re
 from dataclasses import dataclass
 
 from tts_service.engine.graphemes import cut_before
+from tts_service.engine.punctuation import (
+    ABBREVIATIONS,
+    CLAUSE_ENDS,
+    CLOSERS,
+    EDGE_PUNCT,
+    NUMBER_ABBREVIATIONS,
+    SENTENCE_ENDS,
+    is_clause_end,
+    is_sentence_end,
+    only_openers,
+    wide_break,
+)
 from tts_service.errors import InvalidInputError, TextTooLongError
 
-__all__ = ["ABBREVIATIONS", "Boundary", "Segmenter", "Unit"]
+__all__ = ["ABBREVIATIONS", "CLAUSE_ENDS", "CLOSERS", "SENTENCE_ENDS", "Boundary", "Segmenter", "Unit"]
 
-#: Words that end in a period without ending the sentence (compared lower-case, without the period).
-ABBREVIATIONS: frozenset[str] = frozenset(
-    {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
-     "hon", "fr", "vs", "etc"}
-)  # fmt: skip
-#: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
-NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
-    {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-     "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
-     "thurs", "fri", "sat", "sun", "weds"}
-)  # fmt: skip
-SENTENCE_ENDS = ".!?…"
-CLOSERS = "\"”’')]"
-CLAUSE_ENDS = ",;:"
 DASHES = "-–—"
 
 _RUN = re.compile(r"\s+|\S+")
@@ -59,8 +57,6 @@ _NAMES_A_NUMBER = re.compile(r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"
-# Leading and trailing punctuation around a word ("(Dr", "$3.50", "above)"); dots are kept.
-_EDGE_PUNCT = re.compile(r"^[^\w.]+|[^\w.]+$")
 
 
 class Boundary(enum.Enum):
@@ -83,30 +79,6 @@ class Unit:
     boundary: Boundary
     #: after the reading stage: each written token and how many words of ``text`` it became
     written: tuple[tuple[str, int], ...] = ()
-
-
-def _is_clause_end(word: str) -> bool:
-    core = word.rstrip(CLOSERS)
-    return bool(core) and core[-1] in CLAUSE_ENDS
-
-
-def _is_sentence_end(word: str, *, at_line_start: bool) -> bool:
-    """Whether ``word`` (followed by whitespace) may end a sentence; the next character decides."""
-    core = word.rstrip(CLOSERS)
-    if not core or core[-1] not in SENTENCE_ENDS:
-        return False
-    stem = core.rstrip(SENTENCE_ENDS)
-    if core[-1] != "." or len(core) - len(stem) > 1:
-        return True  # ! ? … and runs such as "?!" or "..."
-    bare = _EDGE_PUNCT.sub("", stem)
-    if not bare:
-        return True
-    if bare.lower() in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
-        return False  # "Dr.", "etc.", the initial in "J. Smith"
-    if "." in bare and all(part.isalpha() and len(part) <= 2 for part in bare.split(".")):
-        return False  # "e.g.", "U.S.", "a.m.", "Ph.D."; not "$3.50." or "example.com."
-    # "1. " at the start of a line is a markdown list item, not the end of a sentence.
-    return not (at_line_start and stem.isdigit())
 
 
 class Segmenter:
@@ -132,6 +104,7 @@ class Segmenter:
     _cuts: list[tuple[int, bool]]  # (offset of the space after a complete word, is a clause end)
     _sentence_at: int | None  # a possible sentence end waiting for the next non-space character
     _after_space: bool
+    _after_wide: bool  # the word so far ends in a CJK mark (and closers): the next letter cuts
     _line_start: bool
     _word: list[str]
     _word_start: int
@@ -270,6 +243,7 @@ class Segmenter:
         self._cuts = []
         self._sentence_at = None
         self._after_space = True
+        self._after_wide = False
         self._line_start = True
         self._word = []
         self._word_start = 0
@@ -293,6 +267,7 @@ class Segmenter:
         # Every decision is taken at one character (the first space after a word, a newline, the
         # first letter of a word) from the text before it, so token splits cannot change it.
         newline = _NEWLINE.search(run)
+        self._after_wide = False
         if not self._after_space:
             self._after_space = True
             self._end_word(at, newline_next=newline is not None and newline.start() == 0)
@@ -304,6 +279,19 @@ class Segmenter:
             self._append(run, at)
 
     def _on_word_piece(self, piece: str, at: int) -> None:
+        # A CJK mark ends its word where it stands, spaces or not: the text after it (and its
+        # closers) starts a new word, as if a space stood there.
+        split, self._after_wide = wide_break(piece, self._after_wide)
+        while split is not None:
+            if split:
+                self._take_piece(piece[:split], at)
+            self._after_space = True
+            self._end_word(at + split, newline_next=False)
+            piece, at = piece[split:], at + split
+            split, self._after_wide = wide_break(piece, False)
+        self._take_piece(piece, at)
+
+    def _take_piece(self, piece: str, at: int) -> None:
         if self._after_space:
             self._after_space = False
             if self._sentence_at is not None:
@@ -330,6 +318,8 @@ class Segmenter:
         self._word = []
         if newline_next:
             return  # the newline cuts right here, as PARAGRAPH
+        if only_openers(word):
+            return  # "¿ Qué": the mark goes with the word after it, no cut between them
         if self._pending_len > self._max_unit_chars:
             # No earlier word to cut at: a single word longer than the limit, complete at last.
             self._cut_all(Boundary.LENGTH)
@@ -338,7 +328,7 @@ class Segmenter:
         # or a time is a range ("9am - 5pm"), read as "to".
         dash = not word.strip(DASHES) and self._base != self._word_start and not self._ranged
         self._ranged = _RANGE_START.search(word) is not None
-        clause = _is_clause_end(word) or dash
+        clause = is_clause_end(word) or dash
         # "Wed, Mar 12": the date goes with its day; "ID: 845 2231 9907": the number with its name
         dated = _WEEKDAY_COMMA.search(word) is not None or _NAMES_A_NUMBER.search(word) is not None
         if clause and self._answer_units == 0 and not dated:
@@ -355,9 +345,9 @@ class Segmenter:
                 self._in_tag = opened > closed
         if self._in_tag:
             self._in_numbers.add(at)
-        if _is_sentence_end(word, at_line_start=self._word_at_line_start):
+        if is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
-            self._number_follows = _EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
+            self._number_follows = EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
 
     def _length_cut(self) -> int:
         # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as
