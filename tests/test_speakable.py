@@ -61,5 +61,8 @@ def test_marks_are_folded_long_numbers_grouped_and_long_words_cut_for_every_mode
 
 def test_a_language_without_a_reader_still_reads_long_numbers_in_groups() -> None:
     """No reader for the language: the digits reach the model in groups, never as one quantity."""
-    (grouped,) = SpeakableStage(ToneBackend.capabilities, language="fr").take(units("Ref " + "7" * 40 + "."))
+    (grouped,) = SpeakableStage(ToneBackend.capabilities, language="hi").take(units("Ref " + "7" * 40 + "."))
     assert grouped.text == "Ref " + ", ".join(["7 7 7 7"] * 10) + "."
+    # a language read by ``reading.general`` says the grouped digits in its own words
+    (french,) = SpeakableStage(ToneBackend.capabilities, language="fr").take(units("Ref " + "7" * 40 + "."))
+    assert french.text == "Ref " + ", ".join(["sept sept sept sept"] * 10) + "."

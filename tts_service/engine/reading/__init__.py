@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tts_service.engine.reading.english import read_tokens
+from tts_service.engine.reading.general import general_reader
 from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.reading.overrides import fixed_readings
 from tts_service.engine.reading.tags import Tagged, placeholder_index
@@ -24,7 +25,8 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["LANGUAGES", "Reading", "read"]
 
-#: languages with a reader; others pass through unchanged (lexicon and tags still apply)
+#: languages with a full reader; the others num2words knows have their plain numbers read
+#: (``general``), the rest pass through unchanged (lexicon and tags still apply)
 LANGUAGES = ("en",)
 _WORDS = {"en": NumberWords("en")}
 _PAUSES = ",.;:!?…"
@@ -57,13 +59,21 @@ def read(
 
     def read_plain(part: str) -> str:
         tokens = part.split()
-        return " ".join(s for s in (read_tokens(tokens, words) if words else tokens) if s)
+        if words:
+            return " ".join(s for s in read_tokens(tokens, words) if s)
+        general = general_reader(language)
+        return " ".join(s for s in (general.read(tokens) if general else tokens) if s)
 
     fixed = fixed_readings(
         written, lexicon=lexicon, tagged=tagged, words=words or _WORDS["en"], phonemes_ok=phonemes_ok,
         read_plain=read_plain,
     )  # fmt: skip
-    spoken = read_tokens(written, words, fixed) if words else [fixed.get(i, t) for i, t in enumerate(written)]
+    if words:
+        spoken = read_tokens(written, words, fixed)
+    else:
+        general = general_reader(language)
+        plain = general.read(written) if general else written
+        spoken = [fixed.get(i, t) for i, t in enumerate(plain)]
     shown = list(written)
     for i, token in enumerate(written):
         index = placeholder_index(token)
