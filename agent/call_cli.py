@@ -37,6 +37,7 @@ _VAD_ENV = "WARMLINE_VAD"
 VAD_NAMES = ("silero", "webrtc")
 _STT_ENV = "WARMLINE_STT"
 _TURN_TAKING_ENV = "WARMLINE_TURN_TAKING"
+_LANGUAGE_ENV = "WARMLINE_LANGUAGE"
 #: ``agent.server.TURN_TAKING``, spelled out so that the parser needs no Pipecat; the first is the default
 TURN_TAKING_NAMES = ("smart", "fast")
 #: ``agent.stt.choice.STT_CHOICES``, spelled out for the same reason; the first is the default
@@ -58,6 +59,10 @@ def cmd_call(args: argparse.Namespace) -> int:
         )
     if args.stt not in STT_NAMES:  # likewise for $WARMLINE_STT
         raise InvalidInputError(f"unknown STT {args.stt!r} (${_STT_ENV}); known: {', '.join(STT_NAMES)}")
+    voices_dir = getattr(args, "voices_dir", None)
+    if voices_dir is not None and args.backend != "piper":
+        raise InvalidInputError("--voices-dir goes with --backend piper")
+    backend_options = {"voices_dir": voices_dir} if args.backend == "piper" else {}
     try:
         _quiet_pipecat(verbose=bool(getattr(args, "verbose", False)))  # before pipecat logs its banner
         from agent.server import AgentSettings, openai_llm, serve_agent  # pipecat loads only for this command
@@ -87,12 +92,21 @@ def cmd_call(args: argparse.Namespace) -> int:
         stt_model=args.stt_model,
         stt_base_url=args.stt_base_url,
         stt_api_key=os.environ.get(_STT_KEY_ENV.get(args.stt, "")) or None,
+        language=args.language,
     )
     if settings.uses_llm:
         openai_llm(settings)  # a missing client fails now, in one line, not on the first call
     settings.build_stt_factory()  # likewise a missing STT package or key (and whisper's weights load)
     with contextlib.suppress(KeyboardInterrupt):  # a Ctrl-C while the model is still loading
-        asyncio.run(serve_agent(settings, backend=args.backend, workers=args.workers, drain_s=args.drain_s))
+        asyncio.run(
+            serve_agent(
+                settings,
+                backend=args.backend,
+                workers=args.workers,
+                drain_s=args.drain_s,
+                backend_options=backend_options,
+            )
+        )
     print("warmline: stopped", file=sys.stderr)
     return 0
 
@@ -173,6 +187,14 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "$OPENAI_API_KEY or --stt-base-url); deepgram (pip install 'pipecat-ai[deepgram]', "
         f"$DEEPGRAM_API_KEY). Default ${_STT_ENV}, else whisper-tiny",
     )
+    p.add_argument(
+        "--language",
+        default=os.environ.get(_LANGUAGE_ENV) or "en",
+        help="the callers' language (BCP 47: de, fr, pt-BR...): the STT transcribes it (whisper, openai "
+        "and deepgram take one; whisper-tiny and pocketsphinx are English only), the TTS speaks it "
+        "(piper: a voice of --voices-dir that does), the demo answers its fallback in it, and the "
+        f"turn-taking drops its English word cues (default ${_LANGUAGE_ENV}, else en)",
+    )
     p.add_argument("--stt-model", default=None, help="the STT's model (default: the service's own)")
     p.add_argument(
         "--stt-base-url",
@@ -194,6 +216,12 @@ def add_call_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="TTS model backend")
+    p.add_argument(
+        "--voices-dir",
+        default=None,
+        metavar="DIR",
+        help="piper: the voices of every NAME.onnx + NAME.onnx.json in DIR (default $WARMLINE_VOICES)",
+    )
     p.add_argument(
         "--drain-s",
         type=float,

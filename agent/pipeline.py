@@ -76,10 +76,11 @@ SYSTEM_PROMPT = (
 FIRST_UNIT_HOLD_S = 0.1
 
 
-def agent_tts(runtime: EngineRuntime) -> WarmlineTTSService:
-    """The agent's TTS: WarmlineTTSService on the shared runtime, tuned for a quick first word."""
+def agent_tts(runtime: EngineRuntime, *, voice: str | None = None) -> WarmlineTTSService:
+    """The agent's TTS: WarmlineTTSService on the shared runtime, tuned for a quick first word,
+    in ``voice`` (None: the backend's default)."""
     config = SessionConfig(first_unit_hold_s=FIRST_UNIT_HOLD_S)
-    return WarmlineTTSService(runtime=runtime, session_config=config)
+    return WarmlineTTSService(runtime=runtime, session_config=config, voice=voice)
 
 
 @dataclass(frozen=True, slots=True)

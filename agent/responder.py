@@ -84,6 +84,30 @@ FALLBACK = Intent(
     "Sorry, I did not catch that. You can ask about our opening hours, the weather, or booking a table.",
 )
 
+#: the fallback in the languages ``warmline call --language`` takes with the demo: the intents'
+#: keywords are English, so in another language every answer is this one, in that language
+FALLBACKS: dict[str, str] = {
+    "en": FALLBACK.answer,
+    "de": "Entschuldigung, das habe ich nicht verstanden. Ohne Sprachmodell versteht die Demo nur Englisch.",
+    "fr": "Désolé, je n'ai pas compris. Sans modèle de langage, la démo ne comprend que l'anglais.",
+    "es": "Lo siento, no lo he entendido. Sin un modelo de lenguaje, la demo solo entiende inglés.",
+    "it": "Mi dispiace, non ho capito. Senza un modello linguistico, la demo capisce solo l'inglese.",
+    "pt": "Desculpe, não entendi. Sem um modelo de linguagem, a demonstração só entende inglês.",
+    "nl": "Sorry, dat heb ik niet verstaan. Zonder taalmodel verstaat de demo alleen Engels.",
+    "pl": "Przepraszam, nie zrozumiałem. Bez modelu językowego demo rozumie tylko angielski.",
+    "ru": "Извините, я не понял. Без языковой модели демо понимает только английский.",
+    "tr": "Üzgünüm, anlayamadım. Dil modeli olmadan demo yalnızca İngilizce anlıyor.",
+    "ja": "すみません、聞き取れませんでした。言語モデルなしのデモは英語しか分かりません。",
+    "zh": "抱歉，我没听懂。没有语言模型时，演示只懂英语。",
+}
+
+
+def demo_fallback(language: str) -> Intent | None:
+    """The demo's fallback in ``language`` (BCP 47: "de", "pt-BR"), or None where it has none."""
+    answer = FALLBACKS.get(language.strip().replace("_", "-").split("-")[0].lower())
+    return None if answer is None else Intent("fallback", frozenset(), answer)
+
+
 #: phrases a caller of the demo is likely to say: a closed STT grammar for a robust demo
 DEMO_PHRASES: tuple[str, ...] = (
     "hello",
@@ -127,13 +151,15 @@ DEMO_PHRASES: tuple[str, ...] = (
 )
 
 
-def pick_intent(user_text: str, intents: Sequence[Intent] = DEMO_INTENTS) -> Intent:
-    """The first intent whose keywords meet the words of ``user_text``; ``FALLBACK`` if none."""
+def pick_intent(
+    user_text: str, intents: Sequence[Intent] = DEMO_INTENTS, fallback: Intent = FALLBACK
+) -> Intent:
+    """The first intent whose keywords meet the words of ``user_text``; ``fallback`` if none."""
     words = set(_WORD.findall(user_text.lower()))
     for intent in intents:
         if intent.keywords & words:
             return intent
-    return FALLBACK
+    return fallback
 
 
 def tokens_of(text: str) -> list[str]:
@@ -171,6 +197,7 @@ class DemoResponder(FrameProcessor):
         self,
         *,
         intents: Sequence[Intent] = DEMO_INTENTS,
+        fallback: Intent = FALLBACK,
         tokens_per_s: float = DEFAULT_TOKENS_PER_S,
         first_token_s: float = DEFAULT_FIRST_TOKEN_S,
         **kwargs: Any,
@@ -179,6 +206,7 @@ class DemoResponder(FrameProcessor):
             raise ValueError("tokens_per_s must be positive")
         super().__init__(**kwargs)
         self._intents = tuple(intents)
+        self._fallback = fallback
         self._token_s = 1.0 / tokens_per_s
         self._first_token_s = first_token_s
         self._stream: asyncio.Task[None] | None = None
@@ -192,7 +220,7 @@ class DemoResponder(FrameProcessor):
                 return  # a provisional context: answer only the committed turn
             await self._stop_stream()
             user_text = last_user_text(frame.context.get_messages())
-            intent = pick_intent(user_text, self._intents)
+            intent = pick_intent(user_text, self._intents, self._fallback)
             self.answers.append((user_text, intent.name))
             self._stream = self.create_task(self._speak(intent.answer), f"{self.name}-stream")
             return
@@ -242,8 +270,10 @@ __all__ = [
     "DEMO_INTENTS",
     "DEMO_PHRASES",
     "FALLBACK",
+    "FALLBACKS",
     "DemoResponder",
     "Intent",
+    "demo_fallback",
     "last_user_text",
     "pick_intent",
     "tokens_of",

@@ -29,7 +29,7 @@ import copy
 import dataclasses
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Any
@@ -361,7 +361,12 @@ class TokenGuard:
 
 
 async def serve_agent(
-    settings: AgentSettings, *, backend: str, workers: int, drain_s: float = DEFAULT_DRAIN_S
+    settings: AgentSettings,
+    *,
+    backend: str,
+    workers: int,
+    drain_s: float = DEFAULT_DRAIN_S,
+    backend_options: Mapping[str, Any] | None = None,
 ) -> None:
     """Serve ``create_agent_app`` until SIGINT/SIGTERM, then drain its calls and stop cleanly."""
     brain = "an OpenAI-compatible LLM" if settings.uses_llm else "the demo responder"
@@ -369,6 +374,7 @@ async def serve_agent(
         host=settings.host,
         port=settings.port,
         backend=backend,
+        backend_options=dict(backend_options or {}),
         workers=workers,
         banner=lambda url: f"warmline: voice agent ({brain}) on http://{url}/ (Twilio: POST /twiml)",
         drain_s=drain_s,

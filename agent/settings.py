@@ -15,17 +15,19 @@ The server that uses them is ``agent.server``; this module serves nothing and lo
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pipecat.processors.frame_processor import FrameProcessor
 
-from agent.pipeline import AgentParts
-from agent.responder import DEMO_PHRASES
+from agent.pipeline import SYSTEM_PROMPT, AgentParts, agent_tts
+from agent.responder import DEMO_PHRASES, FALLBACKS, DemoResponder, demo_fallback
 from agent.stt.choice import DEFAULT_STT, STTFactory, stt_factory
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
 from tts_service.errors import InvalidInputError
+from tts_service.languages import choose_voice
 from tts_service.runtime import EngineRuntime
 
 #: the turn-taking ``warmline call --turn-taking`` offers, by name (None: the fast VAD-only one)
@@ -75,6 +77,13 @@ class AgentSettings:
     stt_base_url: str | None = None
     #: the chosen STT's key ($OPENAI_API_KEY for openai, $DEEPGRAM_API_KEY for deepgram)
     stt_api_key: str | None = dataclasses.field(default=None, repr=False)
+    #: the callers' language (BCP 47): the STT's, the TTS voice's and the demo's; the turn-taking's
+    #: word cues are English, so in another language the audio and the silence decide
+    language: str = "en"
+
+    @property
+    def english(self) -> bool:
+        return self.language.strip().replace("_", "-").split("-")[0].lower() == "en"
 
     @property
     def uses_llm(self) -> bool:
@@ -88,6 +97,7 @@ class AgentSettings:
             base_url=self.stt_base_url,
             api_key=self.stt_api_key,
             grammar=DEMO_PHRASES if self.demo_grammar else None,
+            language=self.language,
         )
 
 
@@ -123,11 +133,31 @@ def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts
         raise InvalidInputError(
             f"unknown turn-taking {settings.turn_taking!r}; known: {', '.join(TURN_TAKING)}"
         )
-    parts = AgentParts(runtime=runtime)
-    parts = dataclasses.replace(parts, vad=vad, turn_taking=TURN_TAKING[settings.turn_taking])
+    turn_taking = TURN_TAKING[settings.turn_taking]
+    if turn_taking is not None and not settings.english:  # the word cues would misread the words
+        turn_taking = dataclasses.replace(
+            turn_taking, policy=dataclasses.replace(turn_taking.policy, words=False)
+        )
+    parts = AgentParts(runtime=runtime, vad=vad, turn_taking=turn_taking)
     if settings.uses_llm:
-        parts = dataclasses.replace(parts, llm=openai_llm(settings))
-    return dataclasses.replace(parts, stt=settings.build_stt_factory())
+        prompt = f"{SYSTEM_PROMPT} Always answer in the language whose BCP 47 code is {settings.language!r}."
+        parts = dataclasses.replace(
+            parts, llm=openai_llm(settings), system_prompt=SYSTEM_PROMPT if settings.english else prompt
+        )
+    elif not settings.english:
+        fallback = demo_fallback(settings.language)
+        if fallback is None:
+            raise InvalidInputError(
+                f"the demo responder has no answer in {settings.language!r} (it has {', '.join(FALLBACKS)}): "
+                "give an LLM (--llm-model or --llm-base-url)"
+            )
+        parts = dataclasses.replace(
+            parts, llm=functools.partial(DemoResponder, intents=(), fallback=fallback)
+        )
+    backend = runtime.backend  # a voice that speaks the language, else UnsupportedLanguageError now
+    voice = choose_voice(backend, current=backend.default_voice, voice=None, language=settings.language)
+    tts = functools.partial(agent_tts, voice=voice)
+    return dataclasses.replace(parts, tts=tts, stt=settings.build_stt_factory())
 
 
 __all__ = ["TURN_TAKING", "AgentSettings", "default_parts", "openai_llm"]

@@ -295,18 +295,27 @@ def test_warmline_call_rejects_an_unknown_stt(
     assert len(err) == 1 and "unknown STT 'foo'" in err[0]
 
 
+#: the backend options each ``served`` call got
+options: list[dict[str, object]] = []
+
+
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> list[AgentSettings]:
     """``warmline call`` with ``serve_agent`` replaced: the settings it would have served."""
     settings: list[AgentSettings] = []
+    options.clear()
 
-    async def fake_serve(s: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+    async def fake_serve(
+        s: AgentSettings, *, backend: str, workers: int, drain_s: float, backend_options: dict[str, object]
+    ) -> None:
         del backend, workers, drain_s
         settings.append(s)
+        options.append(backend_options)
 
     monkeypatch.setattr("agent.server.serve_agent", fake_serve)
     monkeypatch.setattr(call_cli, "_quiet_pipecat", lambda *, verbose: None)
     monkeypatch.delenv("WARMLINE_STT", raising=False)
+    monkeypatch.delenv("WARMLINE_LANGUAGE", raising=False)
     return settings
 
 

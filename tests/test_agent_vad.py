@@ -236,7 +236,9 @@ def test_warmline_call_hands_the_vad_to_the_server(monkeypatch: pytest.MonkeyPat
     """``warmline call --vad webrtc`` serves with ``AgentSettings(vad="webrtc")``."""
     served: list[AgentSettings] = []
 
-    async def fake_serve(settings: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+    async def fake_serve(
+        settings: AgentSettings, *, backend: str, workers: int, drain_s: float, **options: object
+    ) -> None:
         del backend, workers, drain_s
         served.append(settings)
 

@@ -347,7 +347,9 @@ def test_warmline_call_reads_the_twilio_auth_token_from_the_environment(
     """$TWILIO_AUTH_TOKEN reaches AgentSettings (no flag takes it); unset or empty, it stays None."""
     served: list[AgentSettings] = []
 
-    async def fake_serve(s: AgentSettings, *, backend: str, workers: int, drain_s: float) -> None:
+    async def fake_serve(
+        s: AgentSettings, *, backend: str, workers: int, drain_s: float, **options: object
+    ) -> None:
         del backend, workers, drain_s
         served.append(s)
 

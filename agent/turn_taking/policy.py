@@ -91,6 +91,9 @@ class TurnEndPolicy:
     #: phrases unfinished; at 0.5 % 11, at 0.1 % 15); a whole phrase read unfinished waits the
     #: bound, and most that do were misheard elsewhere too ("if that mine")
     article_soundalike_probability: float = 0.002
+    #: read the words' cues (``cues``: English words); False, for a caller in another language:
+    #: Smart Turn's audio and the silence decide alone
+    words: bool = True
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -129,6 +132,9 @@ class TurnEndPolicy:
     ) -> tuple[float, str]:
         """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
         "audio", "question" or "complete"."""
+        if not self.words:  # another language: English cues would misread its words
+            complete = probability is not None and probability >= self.complete_probability
+            return (self.audio_gap_s, "audio") if complete else (self.unsure_gap_s, "unsure")
         if self.unfinished(text, heard):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
@@ -146,7 +152,9 @@ class TurnEndPolicy:
 
     def unfinished(self, text: str, heard: Heard | None = None) -> bool:
         """Whether ``text`` reads unfinished, or its recognizer says its last word likely is (or may
-        be, when it wrote a word that a misheard article sounds like)."""
+        be, when it wrote a word that a misheard article sounds like); never without ``words``."""
+        if not self.words:
+            return False
         if unfinished(text):
             return True
         if heard is None:
@@ -166,7 +174,7 @@ class TurnEndPolicy:
         if self.unfinished(text, heard):
             gap = self.unfinished_gap_s
         else:
-            gap = self.complete_gap_s if self.trusts(heard) else self.audio_gap_s
+            gap = self.complete_gap_s if self.trusts(heard) and self.words else self.audio_gap_s
         return max(0.0, gap - self.speculate_lead_s)
 
 
