@@ -121,3 +121,17 @@ def test_english_is_unchanged() -> None:
         ("It costs $3.50.", B.SENTENCE),
         ("Bye!", B.FLUSH),
     ]
+
+
+_MIXED = st.text(alphabet="你好a。！？，、」） \n.¿", max_size=40)
+
+
+@given(_MIXED, st.lists(st.integers(min_value=1, max_value=39), unique=True, max_size=8))
+@settings(max_examples=300, deadline=None)
+def test_mixed_scripts_lose_nothing_and_ignore_token_splits(text: str, cuts: list[int]) -> None:
+    bounds = [0, *sorted(c for c in cuts if c < len(text)), len(text)]
+    whole = segment([text], max_unit_chars=12)
+    split = segment([text[a:b] for a, b in pairwise(bounds)], max_unit_chars=12)
+    assert split == whole
+    assert "".join(t for t, _ in whole).replace(" ", "") == "".join(text.split())
+    assert all(t.strip() == t and 0 < len(t) <= 12 for t, _ in whole)

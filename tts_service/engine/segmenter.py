@@ -12,7 +12,12 @@ The segmenter is sans-I/O, synchronous and deterministic: text and time (``now_s
 monotonic clock) come in as arguments and units pile up until ``units_ready()`` drains them. When
 time does not advance, the units depend only on the text, never on how it was split into tokens.
 
-It must never cut inside a word shorter than ``max_unit_chars`` (units are cut at whitespace),
+Chinese and Japanese write no spaces: their marks (。！？ ，、；：) cut right after the mark and its
+closing brackets wherever they stand, Arabic and Devanagari marks end clauses and sentences like
+Latin ones, and a Spanish ¿ or ¡ stays with the words after it (``punctuation``).
+
+It must never cut inside a word shorter than ``max_unit_chars`` (units are cut at whitespace, or
+after a CJK mark),
 never split "$3.50", "Dr. Smith", "e.g.", "10:30", "3.14", a URL or an email address of that
 length, never cut inside a grapheme cluster that fits in a unit, never emit a unit longer than
 ``max_unit_chars``, an empty or a whitespace-only one, never hold more than ``max_buffer_chars``,
