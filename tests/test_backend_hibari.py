@@ -20,9 +20,9 @@ from tts_service.backends.hibari.backend import (
     UNIT_SAMPLES,
     HibariBackend,
     HibariVoiceState,
-    place_words,
 )
 from tts_service.backends.hibari.hibari_compat import open_duration_session
+from tts_service.backends.word_marks import place_words
 from tts_service.engine.ports import UnitAudio, UnitBackend, VoiceState
 from tts_service.errors import InvalidInputError, InvalidSpeedError, UnknownVoiceError
 

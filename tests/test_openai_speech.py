@@ -174,7 +174,10 @@ def test_models_and_voices_are_listed_and_openai_voice_names_resolve() -> None:
         models = [m.id for m in (await client.models.list()).data]
         assert models[0] == "hibari" and {"tts-1", "tts-1-hd", "gpt-4o-mini-tts"} <= set(models)
         voices = await server.get_json("/v1/audio/voices")
-        assert voices["default"] == "heart" and {"id": "heart", "name": "heart"} in voices["voices"]
+        assert (
+            voices["default"] == "heart"
+            and {"id": "heart", "name": "heart", "language": "en"} in voices["voices"]
+        )
         assert voices["aliases"]["alloy"] == "heart" and len(voices["aliases"]) == 13
         async with client.audio.speech.with_streaming_response.create(
             model="hibari", voice={"id": "onyx"}, input="Hello.", response_format="pcm"

@@ -25,8 +25,9 @@ import logging
 import re
 import signal
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -71,6 +72,8 @@ class ServeOptions:
     host: str
     port: int
     backend: str = "hibari"
+    #: keyword options of ``create_backend`` (piper: ``voices_dir``, ``default_voice``)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     workers: int = 2
     #: sessions the runtime serves at most
     max_sessions: int = 256
@@ -184,7 +187,7 @@ async def serve_app(
     """
     sock = bind_socket(options.host, options.port)
     try:
-        backend = create_backend(options.backend)
+        backend = create_backend(options.backend, **options.backend_options)
         runtime = EngineRuntime(backend, workers=options.workers, max_sessions=options.max_sessions)
         async with runtime:
             if prepare is not None:

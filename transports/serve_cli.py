@@ -17,6 +17,7 @@ import contextlib
 import importlib.util
 import os
 import sys
+from typing import Any
 
 from transports.drain import DEFAULT_DRAIN_S
 from transports.ray.cluster import RayOptions  # no Ray import: only what --ray's flags mean
@@ -53,6 +54,20 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     )
 
 
+def backend_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``create_backend``'s options from ``serve``'s flags: piper takes its voices folder (else
+    ``$WARMLINE_VOICES``) and ``--voice`` as its default voice."""
+    voices_dir = getattr(args, "voices_dir", None)
+    if args.backend != "piper":
+        if voices_dir is not None:
+            raise InvalidInputError("--voices-dir goes with --backend piper")
+        return {}
+    options: dict[str, Any] = {"voices_dir": voices_dir}
+    if args.voice:
+        options["default_voice"] = args.voice
+    return options
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     check_bind(settings.host, token=settings.token, insecure=settings.insecure)
@@ -66,6 +81,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             host=settings.host,
             port=settings.port,
             backend=args.backend,
+            backend_options=backend_options(args),
             workers=args.workers,
             max_sessions=settings.max_sessions,
             ws_max_bytes=settings.hard_max_message_bytes,
@@ -139,6 +155,12 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--workers", type=int, default=2, help="model worker threads (default 2)")
     p.add_argument("--backend", default="hibari", choices=available_backends(), help="model backend")
     p.add_argument(
+        "--voices-dir",
+        default=None,
+        metavar="DIR",
+        help="piper: serve every NAME.onnx + NAME.onnx.json in DIR (default $WARMLINE_VOICES)",
+    )
+    p.add_argument(
         "--drain-s",
         type=float,
         default=DEFAULT_DRAIN_S,
@@ -194,4 +216,4 @@ def add_serve_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(func=cmd_serve)
 
 
-__all__ = ["add_serve_command", "cmd_serve", "settings_from_args"]
+__all__ = ["add_serve_command", "backend_options", "cmd_serve", "settings_from_args"]

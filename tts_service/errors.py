@@ -89,6 +89,12 @@ class UnknownVoiceError(InvalidInputError):
     code = "unknown_voice"
 
 
+class UnsupportedLanguageError(InvalidInputError):
+    """A language no loaded voice speaks."""
+
+    code = "unsupported_language"
+
+
 class InvalidStateError(WarmlineError, RuntimeError):
     """A verb called in a state that does not allow it (for example ``inject`` after ``flush``)."""
 

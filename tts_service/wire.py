@@ -9,7 +9,8 @@ Client to server, one JSON object per text message::
     {"cmd": "inject", "text": "..."}      text required
     {"cmd": "flush"} {"cmd": "pause"} {"cmd": "resume"} {"cmd": "reset"}
     {"cmd": "config", "voice": str, "sample_rate": 8000|16000|24000|48000, "encoding": "pcm16"|"mulaw",
-                      "speed": number, "word_timestamps": bool, "streaming": bool}   all optional
+                      "speed": number, "word_timestamps": bool, "streaming": bool,
+                      "language": str}   all optional; a language alone picks a voice that speaks it
 
 Unknown fields are ignored (forward compatibility); a known field of the wrong type is not.
 ``parse_command`` raises ``ProtocolError`` (and nothing else, whatever it is given) with a stable
@@ -30,6 +31,7 @@ import enum
 import json
 import math
 import struct
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -123,6 +125,8 @@ class ConfigureCommand:
     speed: float | None = None
     word_timestamps: bool | None = None
     streaming: bool | None = None
+    #: BCP 47 (``de``, ``en-US``): the voice must speak it; without ``voice``, picks one that does
+    language: str | None = None
 
 
 Command = (
@@ -236,6 +240,7 @@ def _configure(obj: dict[str, Any]) -> ConfigureCommand:
         speed=speed,
         word_timestamps=_optional(obj, "word_timestamps", bool),
         streaming=_optional(obj, "streaming", bool),
+        language=_optional(obj, "language", str),
     )
 
 
@@ -247,7 +252,7 @@ def encode_command(command: Command) -> str:
         return _dumps({"cmd": "inject", "text": command.text})
     if isinstance(command, ConfigureCommand):
         fields: dict[str, Any] = {"cmd": "config"}
-        for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming"):
+        for key in ("voice", "sample_rate", "speed", "word_timestamps", "streaming", "language"):
             value = getattr(command, key)
             if value is not None:
                 fields[key] = value
@@ -265,9 +270,18 @@ def _dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
 
 
-def encode_ready(*, sample_rate: int, encoding: Encoding, voice: str, replica: str | None = None) -> str:
+def encode_ready(
+    *,
+    sample_rate: int,
+    encoding: Encoding,
+    voice: str,
+    replica: str | None = None,
+    language: str | None = None,
+    voices: Sequence[Mapping[str, str]] | None = None,
+) -> str:
     """Sent once on connect; ``replica`` names the server replica that took the session, when
-    the server is one of several (``warmline serve --ray``)."""
+    the server is one of several (``warmline serve --ray``); ``language`` is the voice's and
+    ``voices`` every voice the server offers (``{"id", "language"}``), when given."""
     fields: dict[str, Any] = {
         "event": "ready",
         "sample_rate": sample_rate,
@@ -278,6 +292,10 @@ def encode_ready(*, sample_rate: int, encoding: Encoding, voice: str, replica: s
     }
     if replica is not None:
         fields["replica"] = replica
+    if language is not None:
+        fields["language"] = language
+    if voices is not None:
+        fields["voices"] = [dict(v) for v in voices]
     return _dumps(fields)
 
 
@@ -289,20 +307,22 @@ def encode_configured(
     speed: float,
     word_timestamps: bool,
     streaming: bool,
+    language: str | None = None,
 ) -> str:
     """The settings in force after a ``config`` command (every field, changed or not)."""
-    return _dumps(
-        {
-            "event": "configured",
-            "sample_rate": sample_rate,
-            "frame_ms": FRAME_MS,
-            "encoding": encoding.value,
-            "voice": voice,
-            "speed": speed,
-            "word_timestamps": word_timestamps,
-            "streaming": streaming,
-        }
-    )
+    fields: dict[str, Any] = {
+        "event": "configured",
+        "sample_rate": sample_rate,
+        "frame_ms": FRAME_MS,
+        "encoding": encoding.value,
+        "voice": voice,
+        "speed": speed,
+        "word_timestamps": word_timestamps,
+        "streaming": streaming,
+    }
+    if language is not None:
+        fields["language"] = language
+    return _dumps(fields)
 
 
 def encode_done() -> str:

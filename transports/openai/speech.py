@@ -62,6 +62,7 @@ from transports.security import authorized
 from tts_service.engine.session import SessionConfig
 from tts_service.engine.types import Done, ErrorEvent, SampleFormat, SpeechFrame
 from tts_service.errors import CapacityError, InvalidInputError, WarmlineError
+from tts_service.languages import voice_language
 from tts_service.runtime import RuntimeSession
 
 log = logging.getLogger("warmline.openai")
@@ -95,7 +96,9 @@ def openai_routes(state: SpeechHost) -> list[Route]:
         usable, default = _voices(state)
         return JSONResponse(
             {
-                "voices": [{"id": v, "name": v} for v in usable],
+                "voices": [
+                    {"id": v, "name": v, "language": voice_language(state.runtime.backend, v)} for v in usable
+                ],
                 "default": default,
                 "aliases": aliases(usable, default),
             }

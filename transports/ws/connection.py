@@ -62,6 +62,7 @@ from tts_service.engine.listener import ListenerClock
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import FRAME_S, Done, ErrorEvent, Output, Paused, Reset, Resumed, SpeechFrame
 from tts_service.errors import InvalidStateError, WarmlineError
+from tts_service.languages import voice_catalog
 from tts_service.runtime import RuntimeSession
 
 log = logging.getLogger("warmline.ws")
@@ -122,6 +123,8 @@ class WsConnection:
                 encoding=self._encoding,
                 voice=self._voice,
                 replica=self._settings.replica,
+                language=self._session.language,
+                voices=voice_catalog(self._session.runtime_backend),
             )
         )
         tasks = [
@@ -302,12 +305,15 @@ class WsConnection:
     async def _configure(self, command: wp.ConfigureCommand) -> None:
         if not self._turns.idle:
             raise InvalidStateError("config is accepted between turns only: wait for done, or reset first")
-        if command.voice is not None or command.speed is not None or command.sample_rate is not None:
+        changes = (command.voice, command.speed, command.sample_rate, command.language)
+        if any(c is not None for c in changes):
             await self._session.configure(
-                voice=command.voice, speed=command.speed, sample_rate=command.sample_rate
+                voice=command.voice,
+                speed=command.speed,
+                sample_rate=command.sample_rate,
+                language=command.language,
             )
-        if command.voice is not None:
-            self._voice = command.voice
+        self._voice = self._session.voice
         if command.encoding is not None:
             self._encoding = command.encoding
         if command.word_timestamps is not None:
@@ -322,6 +328,7 @@ class WsConnection:
                 speed=float(self._session.engine.config.speed),
                 word_timestamps=self._word_timestamps,
                 streaming=self._streaming,
+                language=self._session.language,
             )
         )
 

@@ -12,7 +12,7 @@ from typing import Any
 from tts_service.engine.ports import Backend
 from tts_service.errors import InvalidInputError, ModelNotAvailableError
 
-_KNOWN = ("hibari", "pocket", "dia2")
+_KNOWN = ("hibari", "piper", "pocket", "dia2")
 
 
 def available_backends() -> tuple[str, ...]:
@@ -30,6 +30,18 @@ def create_backend(name: str, **options: Any) -> Backend:
         from tts_service.backends.hibari.backend import HibariBackend
 
         return HibariBackend(**options)
+    if name == "piper":
+        try:
+            import espeakng_loader  # noqa: F401  (espeak-ng's library and data)
+            import phonemizer  # noqa: F401
+        except ImportError as exc:
+            raise ModelNotAvailableError(
+                f"the piper backend needs phonemizer and espeakng-loader ({exc}): "
+                f"pip install 'warmline[piper]'"
+            ) from exc
+        from tts_service.backends.piper.backend import PiperBackend
+
+        return PiperBackend(**options)
     if name == "pocket":
         try:
             from tts_service.backends.pocket.backend import PocketBackend

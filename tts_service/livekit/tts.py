@@ -59,6 +59,7 @@ from tts_service.engine.session import SessionConfig
 from tts_service.engine.turns import Conversation, Turn
 from tts_service.engine.types import Done, ErrorEvent, SpeechFrame, check_sample_rate
 from tts_service.errors import WarmlineError
+from tts_service.languages import choose_voice
 from tts_service.livekit.compat import FLUSH, mark_started, pushed_input
 from tts_service.runtime import EngineRuntime, RuntimeSession
 from tts_service.runtime.warmup import warm_backend, warm_runtime
@@ -78,6 +79,8 @@ class _Options:
     voice: str | None
     speed: float
     sample_rate: int
+    #: BCP 47; the voice if it speaks it, else a loaded voice that does (``languages.choose_voice``)
+    language: str | None = None
 
 
 class WarmlineTTS(tts.TTS[Never]):
@@ -97,6 +100,7 @@ class WarmlineTTS(tts.TTS[Never]):
         voice: str | None = None,
         speed: float = 1.0,
         sample_rate: int = 24000,
+        language: str | None = None,
         runtime: EngineRuntime | None = None,
         backend: Backend | None = None,
         backend_name: str = "hibari",
@@ -115,7 +119,9 @@ class WarmlineTTS(tts.TTS[Never]):
         self._runtime = runtime or EngineRuntime(backend or create_backend(backend_name), workers=workers)
         self._owns_runtime = runtime is None
         self._session_config = session_config or SessionConfig()
-        self._opts = _Options(voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate)
+        self._opts = _Options(
+            voice=voice or self._session_config.voice, speed=speed, sample_rate=sample_rate, language=language
+        )
         self._max_lead_s = max_lead_s
         self._starting: asyncio.Task[None] | None = None
         #: the warm-up turn has been said at this TTS's settings (``prewarm``)
@@ -134,12 +140,15 @@ class WarmlineTTS(tts.TTS[Never]):
     def runtime(self) -> EngineRuntime:
         return self._runtime
 
-    def update_options(self, *, voice: str | None = None, speed: float | None = None) -> None:
-        """Voice and speed for the streams opened from now on (one running keeps its own)."""
+    def update_options(
+        self, *, voice: str | None = None, speed: float | None = None, language: str | None = None
+    ) -> None:
+        """Voice, speed and language for the streams opened from now on (one running keeps its own)."""
         self._opts = replace(
             self._opts,
             voice=voice if voice is not None else self._opts.voice,
             speed=speed if speed is not None else self._opts.speed,
+            language=language if language is not None else self._opts.language,
         )
 
     @property
@@ -218,7 +227,13 @@ class WarmlineTTS(tts.TTS[Never]):
         try:
             try:
                 await asyncio.shield(self._ensure_starting())
-                session = await self._runtime.open_session(self._stream_config())
+                config = self._stream_config()
+                if self._opts.language is not None:
+                    backend = self._runtime.backend
+                    current = config.voice or backend.default_voice
+                    voice = choose_voice(backend, current=current, voice=None, language=self._opts.language)
+                    config = replace(config, voice=voice)
+                session = await self._runtime.open_session(config)
             except WarmlineError as exc:
                 raise APIError(f"warmline: {exc}", retryable=False) from exc
             async with session:

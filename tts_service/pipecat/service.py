@@ -15,7 +15,7 @@ LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine dec
                                frames still on their way are dropped by turn id, and so is the
                                rest of the interrupted LLM answer (``text.StaleAnswer``)
 ``TTSSpeakFrame``              a turn of its own, queued behind the running one
-``TTSUpdateSettingsFrame``     voice and speed applied before the next turn starts
+``TTSUpdateSettingsFrame``     voice, language and speed applied before the next turn starts
 ``SpeculativeAnswerFrame``     the next answer is made held: ``start(held=True)``, audio withheld
 ``UserStoppedSpeakingFrame``   the caller's turn is confirmed: ``release`` every held answer, whose
                                frames go out at once (an ``InterruptionFrame`` drops it unheard)
@@ -113,6 +113,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         *,
         voice: str | None = None,
         speed: float | None = None,
+        language: str | None = None,
         runtime: EngineRuntime | None = None,
         backend: Backend | None = None,
         backend_name: str = "hibari",
@@ -131,10 +132,11 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         if url is not None:
             self._source = RemoteEngine(url, token=token)
             model, self._default_voice = "warmline-remote", None
+            self._local_backend: Backend | None = None
         else:
             local = runtime.backend if runtime is not None else backend or create_backend(backend_name)
             self._source = runtime
-            self._backend = local
+            self._backend = self._local_backend = local
             model, self._default_voice = local.name, local.default_voice
         self._owns_source = runtime is None
         self._session_config = session_config or SessionConfig()
@@ -142,7 +144,7 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         defaults = WarmlineTTSSettings(
             model=model,
             voice=voice or self._session_config.voice or self._default_voice,
-            language=None,
+            language=language,
             speed=float(speed) if speed is not None else self._session_config.speed,
         )
         if settings is not None:
@@ -323,17 +325,17 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
 
     async def _apply_settings(self, session: AdapterSession) -> None:
         """Bring the idle session's voice and speed up to date with the service's settings."""
-        change = self._settings.changes_for(session.config, self._default_voice)
-        if change is None:
-            return
         try:
+            change = self._settings.changes_for(session.config, self._default_voice, self._local_backend)
+            if change is None:
+                return
             await session.configure(voice=change[0], speed=change[1])
         except WarmlineError as exc:
             await self.push_error(f"{self}: settings not applied: {exc}", exception=exc)
 
     def _call_config(self) -> SessionConfig:
         """This call's session settings: the output rate, the voice and speed of the settings."""
-        voice, speed = self._settings.voice_speed(self._default_voice)
+        voice, speed = self._settings.voice_speed(self._default_voice, self._local_backend)
         return replace(
             self._session_config, sample_rate=check_sample_rate(self.sample_rate), voice=voice, speed=speed
         )

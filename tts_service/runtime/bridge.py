@@ -36,6 +36,7 @@ from tts_service.engine.ports import Backend, VoiceState
 from tts_service.engine.session import EngineSession, SessionConfig, SessionState
 from tts_service.engine.types import Output, Paused, Reset, Resumed, SampleFormat
 from tts_service.errors import CapacityError, InvalidStateError
+from tts_service.languages import choose_voice, voice_language
 from tts_service.runtime.scheduler import RuntimeStats, Scheduler
 
 
@@ -191,6 +192,21 @@ class RuntimeSession:
         return self._engine.sample_rate
 
     @property
+    def voice(self) -> str:
+        """The voice in force."""
+        return self._engine.config.voice or self._runtime.backend.default_voice
+
+    @property
+    def runtime_backend(self) -> Backend:
+        """The warm backend this session's runtime shares with every other session."""
+        return self._runtime.backend
+
+    @property
+    def language(self) -> str:
+        """The language the voice in force speaks (BCP 47)."""
+        return voice_language(self._runtime.backend, self.voice)
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -253,8 +269,15 @@ class RuntimeSession:
         speed: float | None = None,
         sample_rate: int | None = None,
         sample_format: SampleFormat | str | None = None,
+        language: str | None = None,
     ) -> SessionConfig:
-        """Change settings between turns (a new voice is loaded off the loop); the new config."""
+        """Change settings between turns (a new voice is loaded off the loop); the new config.
+
+        ``language`` (BCP 47) keeps the voice if it speaks it, else switches to a loaded voice
+        that does (``tts_service.languages.choose_voice``); raises UnsupportedLanguageError.
+        """
+        if language is not None:
+            voice = choose_voice(self._runtime.backend, current=self.voice, voice=voice, language=language)
         seed = self._engine.config.seed
         state = await self._runtime.voice_state(voice, seed) if voice is not None else None
         return self._engine.configure(

@@ -16,7 +16,6 @@ refused with ``UnknownVoiceError``), never load a model in a constructor, and ne
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 import threading
@@ -31,9 +30,9 @@ from hibari.tts import ASSETS, MAX_PHONEMES, Hibari
 from hibari.voices import VOICES, cache_dir, voice_path
 
 from tts_service.backends.hibari.hibari_compat import CLAUSE_SPLIT, open_duration_session
+from tts_service.backends.word_marks import place_words
 from tts_service.dsp import fade_in, fade_out
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
-from tts_service.engine.types import WordMark
 from tts_service.errors import (
     InvalidInputError,
     InvalidSpeedError,
@@ -355,39 +354,3 @@ def _assemble(chunks: list[_Chunk], frontend: _Frontend, words: list[str], count
         offset += len(piece)
     samples = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
     return UnitAudio(samples, place_words(words, counts, spans), speech_start, speech_end)
-
-
-def place_words(
-    words: Sequence[str], counts: Sequence[int], spans: Sequence[tuple[int, int]]
-) -> tuple[WordMark, ...]:
-    """Give each source word the sample span of its phoneme words.
-
-    ``spans`` are the (start, end) samples of the spoken phoneme words, in order and not
-    overlapping; every source word gets one mark, starts never decrease, ``start <= end``.
-    ``counts[i]`` is how many phoneme words ``words[i]`` reads as alone. When they add up to the
-    phoneme words actually spoken, they are assigned in order; otherwise (context changed a
-    reading) the phoneme words are spread over the source words in proportion to
-    ``max(count, 1)`` with monotone rounding, so every phoneme word is covered. A source word
-    that gets none is a zero-length mark at the previous word's end.
-    """
-    m = len(spans)
-    if not words or m == 0:
-        return ()
-    if sum(counts) == m:
-        bounds = list(itertools.accumulate(counts))
-    else:
-        weights = [max(c, 1) for c in counts]
-        total = sum(weights)
-        bounds = [(2 * m * c + total) // (2 * total) for c in itertools.accumulate(weights)]
-    out: list[WordMark] = []
-    prev_bound = 0
-    prev_start = prev_end = spans[0][0]
-    for word, bound in zip(words, bounds, strict=True):
-        if bound > prev_bound:
-            start = max(spans[prev_bound][0], prev_start)
-            end = max(spans[bound - 1][1], start)
-        else:
-            start = end = max(prev_end, prev_start)
-        out.append(WordMark(word, start, end))
-        prev_bound, prev_start, prev_end = bound, start, end
-    return tuple(out)
