@@ -19,10 +19,15 @@ none, it repeats the phrase over and over), and the window costs 20-40 ms. What 
 follows (``_cut_repeat``).
 
 Each word's probability is the product of its tokens' probabilities in the decoder (greedy, so
-the chosen tokens'). ``Heard.unfinished`` is the decoder's probability, at the last word, of the
-words that would leave the phrase unfinished (``cues.unfinished``: "for", "the", "to"...): whisper,
-like any language model, prefers a phrase that ends, and hears "a table near the" as "a table
-near them"; the probability it gave "the" in that place is still there to read.
+the chosen tokens'). ``Heard.ends`` is the decoder's probability, right after the last word, of a
+full stop, a question or an exclamation mark: whisper punctuates from the audio as well as the
+words, and a caller who stops mid-sentence keeps the pitch of a sentence that goes on, which it
+writes as "I have a friend who..." or "The children are" (no mark); a whole sentence gets its
+mark at 0.5-0.99 (``benchmarks/stt_bench.py``). ``Heard.unfinished`` is the decoder's
+probability, at the last word, of the words that would leave the phrase unfinished
+(``cues.unfinished``: "for", "the", "to"...): whisper, like any language model, prefers a
+phrase that ends, and hears "a table near the" as "a table near them"; the probability it gave
+"the" in that place is still there to read.
 
 Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading.
 """
@@ -53,9 +58,10 @@ SAMPLE_RATE = 16000
 PAD_S = 4.0
 #: whisper's window: a longer phrase keeps its last part
 WINDOW_S = 30.0
-#: the decoder stops after this many tokens a second of speech, and this many more
+#: the decoder stops after this many tokens a second of speech, and this many more (at 8 a fast
+#: sentence was cut before its closing mark, which ``Heard.ends`` reads)
 TOKENS_PER_S = 6.0
-TOKENS_EXTRA = 8
+TOKENS_EXTRA = 12
 #: a phrase whose no-speech probability is at least this, with its words this unsure on average,
 #: is a noise: no words (whisper writes "Thank you." for a cough)
 NO_SPEECH = 0.6
@@ -112,6 +118,8 @@ class TinyWhisper:
         #: whisper's own suppressed symbols, and every token with a digit or a currency sign in it:
         #: the cues, the demo responder and an LLM's prompt read words ("eight", not "8")
         self._suppressed = [-1, *self._numeral_tokens()]
+        #: the tokens that end a sentence (".", "?", "!", with a closing quote or a space before)
+        self._sentence_ends = self._ending_tokens()
 
     def transcribe(self, samples: np.ndarray) -> Heard:
         """The words of one phrase (float32 samples at 16 kHz), each with its probability."""
@@ -164,7 +172,12 @@ class TinyWhisper:
         ending = 0.0
         if clean and last_start is not None and last_start < len(logits):
             ending = self._unfinished_probability([w for w, _ in clean[:-1]], logits[last_start])
-        return Heard.of(clean, duration_s=duration_s, unfinished=ending, fluent=True)
+        # the step after the last word's last token: where whisper ends the sentence or goes on
+        after = max((i for i, t in enumerate(tokens) if words_of(self._piece(t))), default=-1) + 1
+        ends = None
+        if clean and 0 < after < len(logits):
+            ends = float(_softmax(logits[after])[self._sentence_ends].sum())
+        return Heard.of(clean, duration_s=duration_s, unfinished=ending, fluent=True, ends=ends)
 
     def _unfinished_probability(self, before: list[str], logits: np.ndarray) -> float:
         """The decoder's probability, where the last word began, of a word that would leave the
@@ -187,6 +200,12 @@ class TinyWhisper:
                 if len(ids) == 1:
                     out.setdefault(word, []).append(ids[0])
         return out
+
+    def _ending_tokens(self) -> list[int]:
+        ends = {
+            f"{space}{mark}{quote}" for space in ("", " ") for mark in _SENTENCE_ENDS for quote in ("", '"')
+        }
+        return [token for token in range(self._eot) if self._piece(token) in ends]
 
     def _numeral_tokens(self) -> list[int]:
         vocabulary = self._model.hf_tokenizer.get_vocab_size()

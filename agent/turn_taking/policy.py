@@ -11,7 +11,13 @@ The verdict is a gap: how long the caller must have been silent before the bot a
 are weighed strongest first, and the words only as far as the recognizer trusts them (``heard``:
 the last transcript's word posteriors, ``confidence.Heard``; None when the STT gives none):
 
-1. the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
+1. the recognizer's own decoder says the utterance goes on (``Heard.ends``, the probability that
+   it ends after the last word, under ``ends_probability``): a learned score of the words and the
+   audio together (whisper punctuates from both), which hears a caller stop mid-sentence where
+   the words read whole ("I would like to book a table. ..." for "... a table but ... only if");
+   the wait is ``unfinished_gap_s``. Where the recognizer gives no score (pocketsphinx, another
+   STT) the words' lists below decide alone.
+   Then the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
    conjunction, an article, an auxiliary or a filler waits ``unfinished_gap_s``, at any
    confidence: a hesitation missed is a cut-in the caller hears, a false one costs at most this
    bound (1.4 s: the longest hesitation of the tuned callers is 1.0 s written and 1.16 s of
@@ -91,6 +97,14 @@ class TurnEndPolicy:
     #: phrases unfinished; at 0.5 % 11, at 0.1 % 15); a whole phrase read unfinished waits the
     #: bound, and most that do were misheard elsewhere too ("if that mine")
     article_soundalike_probability: float = 0.002
+    #: the recognizer's probability that the utterance ends after its last word (``Heard.ends``)
+    #: below which the phrase is unfinished, whatever its words: even odds, chosen on no caller
+    #: set. On whisper tiny.en every whole sentence of both sets and of ``ENDINGS`` scores 0.52
+    #: or more, the hesitations cut out of whole sentences mostly under 0.35
+    #: (``benchmarks/stt_bench.py``); a word that cannot end a sentence still waits however high
+    #: the score (a fragment said with falling pitch scores as high as a sentence: "Is it
+    #: possible to?" 0.96)
+    ends_probability: float = 0.5
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -98,7 +112,12 @@ class TurnEndPolicy:
             raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
         if not self.complete_gap_s <= self.audio_gap_s <= self.unsure_gap_s:
             raise ValueError("gaps must satisfy complete <= audio <= unsure")
-        odds = (self.complete_probability, self.unfinished_probability, self.article_soundalike_probability)
+        odds = (
+            self.complete_probability,
+            self.unfinished_probability,
+            self.article_soundalike_probability,
+            self.ends_probability,
+        )
         if not all(0.0 <= p <= 1.0 for p in odds):
             raise ValueError("complete_probability and the unfinished probabilities are probabilities")
         if self.article_soundalike_probability > self.unfinished_probability:
@@ -127,8 +146,10 @@ class TurnEndPolicy:
         after_barge_in: bool = False,
         heard: Heard | None = None,
     ) -> tuple[float, str]:
-        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
-        "audio", "question" or "complete"."""
+        """``gap_s`` and the cue that set it (for logs): "goes on" (the recognizer's decoder),
+        "unfinished" (the words), "unsure", "barge-in", "audio", "question" or "complete"."""
+        if self.goes_on(heard):
+            return self.unfinished_gap_s, "goes on"
         if self.unfinished(text, heard):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
@@ -156,6 +177,11 @@ class TurnEndPolicy:
         soundalike = ends_on_article_soundalike(heard.text)
         return soundalike and heard.unfinished >= self.article_soundalike_probability
 
+    def goes_on(self, heard: Heard | None) -> bool:
+        """Whether the recognizer's decoder says the utterance goes on after its last word
+        (``Heard.ends`` under ``ends_probability``); False where it does not say."""
+        return heard is not None and heard.ends is not None and heard.ends < self.ends_probability
+
     def trusts(self, heard: Heard | None) -> bool:
         """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
         return heard is None or heard.trusted(self.trust)
@@ -163,7 +189,7 @@ class TurnEndPolicy:
     def speculate_after_s(self, text: str, heard: Heard | None = None) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        if self.unfinished(text, heard):
+        if self.goes_on(heard) or self.unfinished(text, heard):
             gap = self.unfinished_gap_s
         else:
             gap = self.complete_gap_s if self.trusts(heard) else self.audio_gap_s
