@@ -19,8 +19,9 @@ it is confirmed.
 
 Every LLM request is counted per caller turn (``SpeculationStats``): doubled LLM cost is what
 preemptive generation is blamed for, so the agent reports requests per answered turn. A failed
-speculative request (an ``ErrorFrame`` coming back up from the LLM) is reported to ``on_failed``
-so the turn end answers afresh instead of releasing nothing.
+speculative request (an ``ErrorFrame`` coming back up from the LLM, the processor the relay
+feeds; not one from further down, such as a TTS's report of a context that completed with no
+audio) is reported to ``on_failed`` so the turn end answers afresh instead of releasing nothing.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ class SpeculationRelay(FrameProcessor):
                 self._speculating = False  # confirmed: the TTS releases what it holds
             elif isinstance(frame, UserStartedSpeakingFrame | EndFrame):
                 self._close_turn()
-        elif isinstance(frame, ErrorFrame) and self._speculating:
+        elif isinstance(frame, ErrorFrame) and self._speculating and frame.processor is self.next:
             self.stats.failed += 1
             logger.warning(
                 f"{self}: the speculative answer failed ({frame.error}); the turn end answers afresh"

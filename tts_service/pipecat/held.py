@@ -73,6 +73,19 @@ class HeldAnswers:
             return True
         return False
 
+    @staticmethod
+    def silent_keys(turns: Conversation | None) -> list[str]:
+        """The audio contexts that wait for audio without being done: each held answer's, and
+        the paused turn's. Pipecat closes a context that gets nothing for ``stop_frame_timeout_s``
+        and reports it "completed with no audio"; a held answer's release then went nowhere and
+        its question was never answered (issue 33), so the service keeps these open."""
+        if turns is None:
+            return []
+        keys = [str(turn.key) for turn in turns.turns if turn.held]
+        if turns.paused and turns.running is not None:
+            keys.append(str(turns.running.key))
+        return keys
+
     def take_next_held(self) -> bool:
         """For a new answer's turn: whether to open it held (only the one answer announced)."""
         held, self.next_held = self.next_held, False
