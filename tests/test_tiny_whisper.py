@@ -20,7 +20,14 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from agent.sim import feed_audio
 from agent.stt.sphinx_decoders import normalize_phrase
 from agent.stt.tiny import TinyWhisperSTTService
-from agent.stt.tiny_model import SAMPLE_RATE, TinyWhisper, _cut_repeat, load_tiny_whisper, model_dir
+from agent.stt.tiny_model import (
+    SAMPLE_RATE,
+    TinyWhisper,
+    _cut_repeat,
+    load_tiny_whisper,
+    model_dir,
+    voiced_end_s,
+)
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.vad import silero_vad
@@ -233,3 +240,14 @@ def test_silence_opens_no_utterance(counting_whisper: CountingWhisper) -> None:
     counting_whisper.calls = 0
     assert run_stt(quiet(2.0), counting_whisper) == []
     assert counting_whisper.calls == 0
+
+
+def test_the_voice_ends_at_its_last_loud_stretch_above_the_lines_noise() -> None:
+    """``voiced_end_s``: 0.5 s of tone over hiss, then hiss: the voice ends at 0.5 s."""
+    rng = np.random.default_rng(0)
+    hiss = rng.standard_normal(SAMPLE_RATE).astype(np.float32) * 0.001
+    tone = 0.3 * np.sin(2 * np.pi * 220 * np.arange(SAMPLE_RATE // 2) / SAMPLE_RATE).astype(np.float32)
+    samples = hiss.copy()
+    samples[: len(tone)] += tone
+    assert voiced_end_s(samples) == pytest.approx(0.5, abs=0.021)
+    assert voiced_end_s(np.zeros(10, np.float32)) == 0.0

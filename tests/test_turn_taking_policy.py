@@ -189,3 +189,17 @@ def test_the_recognizers_score_that_the_utterance_goes_on_waits_whatever_the_wor
     assert policy.verdict("i would like a table for", 0.99, heard=for_)[1] == "unfinished"
     with pytest.raises(ValueError, match="probabilit"):
         TurnEndPolicy(ends_probability=2.0)
+
+
+def test_voice_after_the_last_written_word_is_a_word_left_out() -> None:
+    """``Heard.unheard_s``: the recognizer's last word ends well before the caller's voice does
+    ("I have a friend" written for "... a friend who"): the phrase goes on whatever its words;
+    alignment slack under ``dropped_word_s`` decides nothing."""
+    policy = TurnEndPolicy()
+    words = [("i", 0.9), ("would", 0.9), ("like", 0.9), ("a", 0.9), ("table", 0.9)]
+    dropped = Heard.of(words, ends=0.9, unheard_s=0.38)
+    assert policy.verdict("i would like a table", 0.99, heard=dropped) == (policy.unfinished_gap_s, "goes on")
+    slack = Heard.of(words, ends=0.9, unheard_s=0.06)
+    assert policy.verdict("i would like a table", 0.99, heard=slack)[1] == "complete"
+    with pytest.raises(ValueError, match="dropped_word_s"):
+        TurnEndPolicy(dropped_word_s=0.0)

@@ -27,7 +27,10 @@ mark at 0.5-0.99 (``benchmarks/stt_bench.py``). ``Heard.unfinished`` is the deco
 probability, at the last word, of the words that would leave the phrase unfinished
 (``cues.unfinished``: "for", "the", "to"...): whisper, like any language model, prefers a
 phrase that ends, and hears "a table near the" as "a table near them"; the probability it gave
-"the" in that place is still there to read.
+"the" in that place is still there to read. ``Heard.unheard_s`` is how long the caller's voice
+runs on after the last written word ends (the decoder's alignment against the level): whisper
+sometimes leaves out the last word of a phrase cut short ("I have a friend" for "... a friend
+who"), and voiced audio after the words is that word (``benchmarks/stt_cuts.py``).
 
 Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading.
 """
@@ -39,7 +42,9 @@ import hashlib
 import importlib
 import importlib.util
 import math
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +72,10 @@ TOKENS_EXTRA = 12
 NO_SPEECH = 0.6
 NOISE_MEAN_PROBABILITY = 0.5
 _SENTENCE_ENDS = (".", "?", "!")
+#: 20 ms of a phrase is voiced within this of its loudest and this above its quietest tenth (the
+#: line's noise): ``voiced_end_s``
+VOICED_BELOW_PEAK_DB = 30.0
+VOICED_ABOVE_FLOOR_DB = 10.0
 
 
 def installed() -> bool:
@@ -131,8 +140,9 @@ class TinyWhisper:
         frames = features.shape[-1] - features.shape[-1] % 2
         window = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
         ct2 = importlib.import_module("ctranslate2")
+        encoded = self._model.model.encode(ct2.StorageView.from_array(window), to_cpu=False)
         result = self._model.model.generate(
-            ct2.StorageView.from_array(window),
+            encoded,
             [self._prompt],
             beam_size=1,
             max_length=len(self._prompt) + math.ceil(duration_s * TOKENS_PER_S) + TOKENS_EXTRA,
@@ -146,7 +156,19 @@ class TinyWhisper:
         heard = self._heard(tokens, logits, duration_s)
         if result.no_speech_prob >= NO_SPEECH and heard.mean_confidence < NOISE_MEAN_PROBABILITY:
             return Heard.of((), duration_s=duration_s, fluent=True)
-        return heard
+        return replace(heard, unheard_s=self._unheard_s(samples, heard, encoded))
+
+    def _unheard_s(self, samples: np.ndarray, heard: Heard, encoded: Any) -> float | None:
+        """How long the caller's voice runs on after the last written word ends: its end from the
+        decoder's cross-attention (faster-whisper's word timestamps) against the last voiced 20 ms."""
+        if not heard.words:
+            return None
+        tokens = self._tokenizer.encode(" " + heard.text)
+        frames = math.ceil(len(samples) / (SAMPLE_RATE // 100))
+        words = self._model.find_alignment(self._tokenizer, [tokens], encoded, frames)[0]
+        if not words:
+            return None
+        return max(0.0, voiced_end_s(samples) - float(words[-1]["end"]))
 
     # -- reading the decoder's output ---------------------------------------------------------
 
@@ -220,6 +242,22 @@ class TinyWhisper:
         if piece is None:
             piece = self._pieces[token] = self._tokenizer.decode([token])
         return piece
+
+
+def voiced_end_s(samples: np.ndarray) -> float:
+    """Where the voice in ``samples`` (16 kHz) ends: the end of the last 20 ms within
+    ``VOICED_BELOW_PEAK_DB`` of the loudest and ``VOICED_ABOVE_FLOOR_DB`` above the quietest tenth."""
+    chunk = SAMPLE_RATE // 50
+    n = len(samples) // chunk
+    if not n:
+        return 0.0
+    rms = np.sqrt(np.mean(np.square(samples[: n * chunk].reshape(n, chunk), dtype=np.float64), axis=1))
+    level = 20.0 * np.log10(rms + 1e-9)
+    bar = max(
+        float(level.max()) - VOICED_BELOW_PEAK_DB, float(np.percentile(level, 10)) + VOICED_ABOVE_FLOOR_DB
+    )
+    voiced = np.flatnonzero(level > bar)
+    return (int(voiced[-1]) + 1) / 50 if voiced.size else 0.0
 
 
 def _cut_repeat(pieces: list[str]) -> int:

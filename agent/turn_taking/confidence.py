@@ -51,6 +51,10 @@ class Heard:
     #: recognizer that does not say. A caller who stops to think keeps the pitch of a sentence
     #: that goes on, and whisper hears it: it writes "I have a friend who..." and "The children are"
     ends: float | None = None
+    #: how long the voice runs on after the last word the recognizer wrote ends (its word
+    #: timestamps against the audio's level): a word it left out. None from a recognizer that
+    #: does not say
+    unheard_s: float | None = None
 
     @classmethod
     def of(
@@ -61,11 +65,11 @@ class Heard:
         unfinished: float = 0.0,
         fluent: bool = False,
         ends: float | None = None,
+        unheard_s: float | None = None,
     ) -> Heard:
         ps = tuple((w, _probability(p)) for w, p in words)
-        return cls(
-            ps, duration_s, _probability(unfinished), fluent, None if ends is None else _probability(ends)
-        )
+        scored = None if ends is None else _probability(ends)
+        return cls(ps, duration_s, _probability(unfinished), fluent, scored, unheard_s)
 
     @property
     def text(self) -> str:
