@@ -25,6 +25,7 @@ from pipecat.frames.frames import (
     LLMTextFrame,
     TTSAudioRawFrame,
     TTSTextFrame,
+    UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
@@ -39,7 +40,7 @@ from agent.responder import DemoResponder, pick_intent
 from agent.sim import Playback
 from agent.turn_taking.speculation import SpeculationRelay
 from tts_service.engine.session import SessionState
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
 from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -173,6 +174,27 @@ def test_an_answer_held_longer_than_pipecats_quiet_context_timeout_is_still_hear
         assert bot.errors.seen == []  # no context closed for want of audio
 
     run(body, quiet_context_s=0.2)
+
+
+def test_a_confirmation_that_overtakes_its_speculation_still_plays_the_answer() -> None:
+    """``UserStoppedSpeakingFrame`` is a system frame: it overtakes the speculative request (at the
+    relay) or its announcement (at the TTS, behind the LLM's frames) when the turn ends a moment
+    after the speculation began. Held then, the answer was never released and the question was
+    never answered (issue 33); it plays at once instead, both ways."""
+
+    async def body(bot: Bot) -> None:
+        await bot.send(UserStartedSpeakingFrame(), UserStoppedSpeakingFrame())
+        await asyncio.sleep(0.05)
+        await bot.send(LLMContextFrame(context=bot.context, speculation=True))  # overtaken at the relay
+        await until(lambda: len(bot.audio()) >= 4, "the answer to play")
+        await until(lambda: bot.playback.response_ended.is_set(), "the answer to end")
+        first = len(bot.audio())
+        await bot.send(UserStartedSpeakingFrame(), UserStoppedSpeakingFrame())
+        await asyncio.sleep(0.05)
+        await bot.send(SpeculativeAnswerFrame(), LLMContextFrame(context=bot.context))  # at the TTS
+        await until(lambda: len(bot.audio()) >= first + 4, "the second answer to play")
+
+    run(body)
 
 
 def test_a_cancelled_speculation_is_never_heard_stops_its_llm_and_leaves_the_context_clean() -> None:

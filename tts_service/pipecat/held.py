@@ -9,6 +9,8 @@
 frame                          on the turns
 =============================  ===================================================================
 ``SpeculativeAnswerFrame``     the next answer is opened held: made up to the look-ahead, unheard
+                               (not after the turn was confirmed: the confirmation overtook it)
+``UserStartedSpeakingFrame``   a caller's turn begins
 ``UserStoppedSpeakingFrame``   the caller's turn is confirmed: every held answer is released
 ``BotOutputPauseFrame``        speech over the bot, not yet judged: ``pause``, the rest kept
 ``BotOutputResumeFrame``       a backchannel or a noise: ``resume`` from the next word
@@ -25,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pipecat.frames.frames import Frame as PipecatFrame
-from pipecat.frames.frames import InterruptionFrame, UserStoppedSpeakingFrame
+from pipecat.frames.frames import InterruptionFrame, UserStartedSpeakingFrame, UserStoppedSpeakingFrame
 
 from tts_service.engine.turns import Conversation
 from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
@@ -35,6 +37,7 @@ Verb = Callable[..., bool]
 
 _FRAMES = (
     SpeculativeAnswerFrame,
+    UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
     BotOutputPauseFrame,
     BotOutputResumeFrame,
@@ -48,6 +51,11 @@ class HeldAnswers:
     def __init__(self) -> None:
         #: the next answer is speculative: its turn is opened held
         self.next_held = False
+        #: the caller's turn is over (``UserStoppedSpeakingFrame``, until the next one starts): a
+        #: speculation announced now was confirmed already. The confirmation is a system frame and
+        #: overtakes the announcement, which waits in order behind the LLM's frames; held, its
+        #: answer was never released and the question never answered (issue 33)
+        self.turn_over = False
 
     @staticmethod
     def handles(frame: PipecatFrame) -> bool:
@@ -56,16 +64,19 @@ class HeldAnswers:
     def apply(self, frame: PipecatFrame, turns: Conversation | None, verb: Verb) -> bool:
         """Act on ``frame`` (see the module's table); True when the engine was asked to pause."""
         if isinstance(frame, SpeculativeAnswerFrame):
-            self.next_held = True
+            self.next_held = not self.turn_over
         elif isinstance(frame, InterruptionFrame):
             self.next_held = False
-        elif turns is None:
-            return False
+        elif isinstance(frame, UserStartedSpeakingFrame):
+            self.turn_over = False
         elif isinstance(frame, UserStoppedSpeakingFrame):
+            self.turn_over = True
             self.next_held = False
-            for turn in turns.turns:
+            for turn in turns.turns if turns is not None else ():
                 if turn.held:
                     verb(turns.release, turn)
+        elif turns is None:
+            return False
         elif isinstance(frame, BotOutputResumeFrame):
             verb(turns.resume)
         elif isinstance(frame, BotOutputPauseFrame):
