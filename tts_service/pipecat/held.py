@@ -72,9 +72,10 @@ class HeldAnswers:
         elif isinstance(frame, UserStoppedSpeakingFrame):
             self.turn_over = True
             self.next_held = False
-            for turn in turns.turns if turns is not None else ():
-                if turn.held:
-                    verb(turns.release, turn)
+            if turns is not None:
+                for turn in turns.turns:
+                    if turn.held:
+                        verb(turns.release, turn)
         elif turns is None:
             return False
         elif isinstance(frame, BotOutputResumeFrame):
