@@ -203,3 +203,13 @@ def test_voice_after_the_last_written_word_is_a_word_left_out() -> None:
     assert policy.verdict("i would like a table", 0.99, heard=slack)[1] == "complete"
     with pytest.raises(ValueError, match="dropped_word_s"):
         TurnEndPolicy(dropped_word_s=0.0)
+
+
+def test_the_decoders_score_counts_only_where_it_heard_the_whole_turn() -> None:
+    """The rest of a sentence said after a pause is transcribed alone and opens mid-sentence: its
+    low score says nothing about the turn ("... about forty minutes" at 0.46); the words decide."""
+    policy = TurnEndPolicy()
+    rest = Heard.of([("about", 0.9), ("forty", 0.9), ("minutes", 0.9)], ends=0.46)
+    turn = "my husband and i will be arriving in about forty minutes"
+    assert policy.verdict(turn, 0.99, heard=rest) == (policy.complete_gap_s, "complete")
+    assert policy.verdict("about forty minutes", 0.99, heard=rest)[1] == "goes on"

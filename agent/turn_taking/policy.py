@@ -157,7 +157,7 @@ class TurnEndPolicy:
     ) -> tuple[float, str]:
         """``gap_s`` and the cue that set it (for logs): "goes on" (the recognizer's decoder),
         "unfinished" (the words), "unsure", "barge-in", "audio", "question" or "complete"."""
-        if self.goes_on(heard):
+        if self.goes_on(heard, text):
             return self.unfinished_gap_s, "goes on"
         if self.unfinished(text, heard):
             return self.unfinished_gap_s, "unfinished"
@@ -186,15 +186,19 @@ class TurnEndPolicy:
         soundalike = ends_on_article_soundalike(heard.text)
         return soundalike and heard.unfinished >= self.article_soundalike_probability
 
-    def goes_on(self, heard: Heard | None) -> bool:
-        """Whether the recognizer says the utterance goes on after its last word: its decoder's
-        score (``Heard.ends`` under ``ends_probability``), or voice after its last word's end
-        (``Heard.unheard_s`` at ``dropped_word_s`` or more: a word it left out); False where it
-        does not say."""
+    def goes_on(self, heard: Heard | None, text: str | None = None) -> bool:
+        """Whether the recognizer says the utterance goes on after its last word: voice after its
+        last word's end (``Heard.unheard_s`` at ``dropped_word_s`` or more: a word it left out),
+        or its decoder's score (``Heard.ends`` under ``ends_probability``) where it heard the whole
+        turn ``text``: the rest of a sentence said after a pause opens mid-sentence, and whisper,
+        hearing it alone, gives its end a full stop at as little as 0.4 (Piper's joe: "... about
+        forty minutes"). False where it does not say."""
         if heard is None:
             return False
-        dropped = heard.unheard_s is not None and heard.unheard_s >= self.dropped_word_s
-        return dropped or (heard.ends is not None and heard.ends < self.ends_probability)
+        if heard.unheard_s is not None and heard.unheard_s >= self.dropped_word_s:
+            return True
+        whole = text is None or words_of(text) == words_of(heard.text)
+        return whole and heard.ends is not None and heard.ends < self.ends_probability
 
     def trusts(self, heard: Heard | None) -> bool:
         """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
@@ -203,7 +207,7 @@ class TurnEndPolicy:
     def speculate_after_s(self, text: str, heard: Heard | None = None) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        if self.goes_on(heard) or self.unfinished(text, heard):
+        if self.goes_on(heard, text) or self.unfinished(text, heard):
             gap = self.unfinished_gap_s
         else:
             gap = self.complete_gap_s if self.trusts(heard) else self.audio_gap_s
