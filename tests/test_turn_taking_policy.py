@@ -201,6 +201,8 @@ def test_voice_after_the_last_written_word_is_a_word_left_out() -> None:
     assert policy.verdict("i would like a table", 0.99, heard=dropped) == (policy.unfinished_gap_s, "goes on")
     slack = Heard.of(words, ends=0.9, unheard_s=0.06)
     assert policy.verdict("i would like a table", 0.99, heard=slack)[1] == "complete"
+    thanks = Heard.of([("thank", 0.9), ("you", 0.9)], ends=0.9, unheard_s=0.22)  # too few words to place
+    assert policy.verdict("thank you", 0.99, heard=thanks)[1] == "complete"
     with pytest.raises(ValueError, match="dropped_word_s"):
         TurnEndPolicy(dropped_word_s=0.0)
 
