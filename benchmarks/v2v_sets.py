@@ -8,10 +8,16 @@ Two sets, kept apart so that figures never come only from what the turn-taking w
 * ``tuned``: the sentences the turn-taking was developed against (``v2v_callers``' original
   acts), in hibari's voice as it is: one speed, one pitch, a clean line. Tune on this one.
 * ``wide``: other sentences, none of them in the demo's grammar, written apart from the
-  feature (a restaurant's callers: bookings, allergies, parking), with hesitations of 0.6-0.9 s
-  after an unfinished phrase, and every act in a voice of its own: speed 0.85-1.2, pitch
-  -2.5..+2.5 semitones, level -4..-18 dB, and line noise (300-3400 Hz hiss at 18-35 dB SNR),
-  each drawn from a seed of the act. Report this one; never tune on it.
+  feature (a restaurant's callers: bookings, allergies, parking), and every act in a voice of its
+  own: speed 0.85-1.2, pitch -2.5..+2.5 semitones, level -4..-18 dB, and line noise (300-3400 Hz
+  hiss at 18-35 dB SNR), each drawn from a seed of the act. Its 18 hesitations are whole
+  sentences cut at a word boundary (``Voice.cut``, on the TTS's word marks) with 0.6-0.9 s of
+  silence put in, so the first part keeps the rising or level pitch of a sentence that goes on;
+  they stop on every kind of word a sentence cannot end on (articles, possessives, prepositions,
+  conjunctions, auxiliaries and modals, relative pronouns), and three voices take them in turn:
+  hibari's, hibari's a fifth down, and Piper's joe (a male US voice; ``v2v_bench`` loads the
+  cast). Half its 36 acts are hesitations. The sentences were written before any cue was tuned
+  on them and are never changed. Report this one; never tune on it.
 
 Both are said over the same simulated carrier (mu-law at 8 kHz), so the codec is on every act.
 Benchmark scaffolding: never imported by the package.
@@ -19,7 +25,7 @@ Benchmark scaffolding: never imported by the package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import soxr
@@ -27,9 +33,12 @@ from scipy.signal import butter, sosfilt
 
 from tts_service.dsp import float_to_pcm16, pcm16_to_float
 from tts_service.engine.ports import Backend
-from tts_service.speech import spoken_pcm
+from tts_service.engine.types import WordMark
+from tts_service.speech import spoken_marked
 
 RATE = 8000
+#: a word's mark shorter than this (25 ms) is one the TTS did not place on its own
+MIN_MARK = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +51,8 @@ class Voice:
     gain_db: float = 0.0
     snr_db: float | None = None
     seed: int = 0
+    #: whose voice: a key of the cast (``v2v_bench``: "hibari", "hibari-low", "joe")
+    speaker: str = "hibari"
 
     def speak(self, backend: Backend, text: str) -> np.ndarray:
         """``text`` in this voice over its line, as int16 samples at 8 kHz."""
@@ -50,14 +61,50 @@ class Voice:
     def clean(self, backend: Backend, text: str) -> np.ndarray:
         """``text`` in this voice before the line's noise: float samples at 8 kHz (hibari's own
         randomness seeded too). Where the caller's voice is, is judged on these."""
+        return self.marked(backend, text)[0]
+
+    def marked(self, backend: Backend, text: str) -> tuple[np.ndarray, tuple[WordMark, ...]]:
+        """``clean``'s samples and where each word of ``text`` lies in them (the TTS's marks)."""
         pitch = 2.0 ** (self.semitones / 12.0)
         # rendered at speed / pitch, then resampled by the pitch: the pitch moves and the speed
         # comes out as asked (a resampled voice plays faster by the factor it is raised by)
-        pcm = spoken_pcm(backend, text, RATE, seed=self.seed, speed=self.speed / pitch)
+        pcm, marks = spoken_marked(backend, text, RATE, seed=self.seed, speed=self.speed / pitch)
         samples = pcm16_to_float(pcm)
         if abs(pitch - 1.0) > 1e-6:
             samples = np.asarray(soxr.resample(samples, RATE, RATE / pitch, quality="HQ"), np.float32)
-        return samples * np.float32(10.0 ** (self.gain_db / 20.0))
+            marks = tuple(
+                WordMark(m.word, round(m.start_sample / pitch), round(m.end_sample / pitch)) for m in marks
+            )
+        return samples * np.float32(10.0 ** (self.gain_db / 20.0)), marks
+
+    def cut(self, backend: Backend, first: str, pause_s: float, rest: str) -> np.ndarray:
+        """The whole sentence ``first rest`` said in one breath, cut after ``first``'s last word
+        with ``pause_s`` of silence put in: the first part keeps the rising or level pitch of a
+        sentence that goes on, as a person's does when they stop to think (clean float samples).
+        The cut falls at the quietest 10 ms between the two words' marks."""
+        samples, marks = self.marked(backend, f"{first} {rest}")
+        n = len(first.split())
+        if len(marks) != len(f"{first} {rest}".split()):
+            raise ValueError(f"the TTS marked {len(marks)} words in {first!r} + {rest!r}")
+        a, b = marks[n - 1], marks[n]
+        if min(a.end_sample - a.start_sample, b.end_sample - b.start_sample) < MIN_MARK:
+            # the TTS read the two words as one (espeak joins a function word to its neighbour):
+            # the boundary is looked for where their letters put it, 60 ms either side
+            start, end = min(a.start_sample, b.start_sample), max(a.end_sample, b.end_sample)
+            at = start + (end - start) * len(a.word) // (len(a.word) + len(b.word))
+            lo, hi = at - 480, at + 480
+        else:  # marks are a model's durations: 20 ms of slack
+            lo, hi = a.end_sample - 160, max(b.start_sample, a.end_sample + 1) + 160
+        lo, hi = max(0, lo), min(len(samples) - 80, hi)
+        window = 80
+        energy = np.convolve(samples.astype(np.float64) ** 2, np.ones(window), mode="valid")
+        at = lo + int(np.argmin(energy[lo:hi])) + window // 2
+        fade = np.linspace(1.0, 0.0, 40, dtype=np.float32)  # 5 ms each side: no click at the cut
+        head, tail = samples[:at].copy(), samples[at:].copy()
+        head[-len(fade) :] *= fade
+        tail[: len(fade)] *= fade[::-1]
+        gap = np.zeros(round(pause_s * RATE), np.float32)
+        return np.concatenate([head, gap, tail])
 
     def on_line(self, clean: np.ndarray) -> np.ndarray:
         """``clean`` float samples with the line's noise, as int16."""
@@ -93,10 +140,26 @@ class CallerSet:
     varied: bool = False
     #: the seed its voices are drawn from
     seed: int = 0
+    #: the acts a caller goes through, repeated (None: ``v2v_callers.CYCLE``)
+    cycle: tuple[str, ...] | None = None
+    #: how many acts a run has unless told (enough for every hesitation once)
+    acts: int = 20
+    #: hesitations are cut out of whole sentences (else the two parts are said apart)
+    cut: bool = False
+    #: who says the hesitations, in turn (keys of ``CAST``)
+    hesitation_speakers: tuple[str, ...] = ("hibari",)
 
     def voice(self, act: int) -> Voice:
         """The voice of act ``act`` (the same on every run)."""
         return varied_voice(self.seed, act) if self.varied else Voice(seed=self.seed + act)
+
+    def hesitation_voice(self, act: int, nth: int) -> Voice:
+        """The voice of act ``act``, the ``nth`` hesitation: its speaker in turn, in the act's voice."""
+        speaker = self.hesitation_speakers[nth % len(self.hesitation_speakers)]
+        voice = self.voice(act)
+        if speaker == "hibari-low":  # hibari a fifth down: a voice in a man's range
+            return replace(voice, semitones=voice.semitones - 7.0)
+        return replace(voice, speaker=speaker)
 
 
 def varied_voice(seed: int, act: int) -> Voice:
@@ -155,17 +218,39 @@ WIDE = CallerSet(
         "Hold on, how much does that cost?",
         "No, I need a table for six.",
     ),
+    # each a whole sentence cut at a word boundary ("|"), written before any cue was tuned on it
+    # and never changed since: the first part keeps the pitch of a sentence that goes on
     hesitate=(
-        ("We would like a table near the", 0.8, "window for three people."),
-        ("Can you put me down for", 0.7, "Sunday afternoon?"),
-        ("My daughter is allergic to", 0.9, "peanuts, is that a problem?"),
-        ("I was hoping to get a", 0.6, "quiet corner for two."),
-        ("Is it okay if we bring our", 0.85, "own birthday cake?"),
-        ("I think we will arrive at", 0.75, "about half past eight."),
+        ("We would like a table on", 0.8, "the terrace if the weather is nice."),
+        ("Could you tell me if the", 0.7, "kitchen serves anything without gluten?"),
+        ("I am bringing my mother and", 0.9, "my two kids on Saturday."),
+        ("Is it true that your", 0.6, "lunch menu changes every week?"),
+        ("My husband and I will be arriving in", 0.85, "about forty minutes."),
+        ("We wanted to talk to", 0.75, "the manager about our last visit."),
+        ("I have a friend who", 0.8, "cannot eat any shellfish at all."),
+        ("Do you still have the dessert which", 0.7, "everyone was talking about?"),
+        ("My sister says that we should", 0.9, "order the tasting menu."),
+        ("I would like to book a table but", 0.65, "only if you have one outside."),
+        ("Can we order an", 0.8, "extra portion of the grilled fish?"),
+        ("The children are", 0.75, "going to want something simple."),
+        ("We might be a little late, so could", 0.85, "you hold the table for us?"),
+        ("I am calling because our", 0.7, "reservation was cancelled by mistake."),
+        ("Is there a place where", 0.9, "we can park a large van?"),
+        ("I was wondering if you can", 0.6, "seat us by the fireplace."),
+        ("Tell me about the dishes that", 0.8, "you would recommend for children."),
+        ("We will come with", 0.7, "two friends from out of town."),
     ),
     backchannel=("Uh huh.", "Yeah.", "Mhm.", "Okay, sure.", "I see.", "Got it."),
     varied=True,
     seed=2026,
+    # half the acts are hesitations, so one run hears each of the 18 once
+    cycle=(
+        *("ask", "barge", "backchannel", "hesitate", "hesitate", "noise"),
+        *("hesitate", "backchannel", "hesitate", "hesitate", "barge", "hesitate"),
+    ),
+    acts=36,
+    cut=True,
+    hesitation_speakers=("hibari", "joe", "hibari-low"),
 )
 
 CALLER_SETS: dict[str, CallerSet] = {s.name: s for s in (TUNED, WIDE)}

@@ -20,7 +20,14 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from agent.sim import feed_audio
 from agent.stt.sphinx_decoders import normalize_phrase
 from agent.stt.tiny import TinyWhisperSTTService
-from agent.stt.tiny_model import SAMPLE_RATE, TinyWhisper, _cut_repeat, load_tiny_whisper, model_dir
+from agent.stt.tiny_model import (
+    SAMPLE_RATE,
+    TinyWhisper,
+    _cut_repeat,
+    load_tiny_whisper,
+    model_dir,
+    voiced_end_s,
+)
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.vad import silero_vad
@@ -28,7 +35,7 @@ from tts_service import g711
 from tts_service.dsp import pcm16_to_float
 from tts_service.engine.ports import Backend
 from tts_service.engine.resample import resample_pcm16
-from tts_service.speech import spoken_pcm
+from tts_service.speech import spoken_marked, spoken_pcm
 
 VOICE_SEED = 0
 
@@ -88,6 +95,40 @@ def test_an_article_heard_as_a_pronoun_still_reads_unfinished_by_the_odds(hibari
         assert words.text == normalize_phrase(whole)
         assert words.unfinished <= policy.article_soundalike_probability / 2, words
         assert policy.verdict(words.text, 0.99, heard=words)[1] == "complete"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "head"),
+    [
+        ("The people who ordered the fish are still waiting.", "The people who"),
+        ("We were hoping that you could bake a cake for her birthday.", "We were hoping that you could"),
+        (
+            "Could you put the dessert on my bill and send it to the office?",
+            "Could you put the dessert on my bill and",
+        ),
+    ],
+)
+def test_a_sentence_stopped_midway_goes_on_by_the_decoders_own_score(
+    hibari_backend: Backend, sentence: str, head: str
+) -> None:
+    """Cut out of a whole sentence at a word, a caller's first part keeps the pitch of a sentence
+    that goes on: whisper gives it no full stop (``Heard.ends`` low) whatever words it writes,
+    and the turn end waits the bound; the whole sentence gets its mark."""
+    policy = TurnEndPolicy()
+    pcm, marks = spoken_marked(hibari_backend, sentence, 8000, seed=VOICE_SEED)
+    n = len(head.split())
+    cut = (marks[n - 1].end_sample + marks[n].start_sample) // 2
+    first = _whisper_on_the_line(np.concatenate([pcm[:cut], np.zeros(480, np.int16)]))
+    assert first.ends is not None and first.ends < policy.ends_probability, first
+    assert policy.verdict(first.text, 0.99, heard=first) == (policy.unfinished_gap_s, "goes on")
+    whole = _whisper_on_the_line(pcm)
+    assert whole.ends is not None and whole.ends >= policy.ends_probability, whole
+    assert policy.verdict(whole.text, 0.99, heard=whole)[1] == "complete"
+
+
+def _whisper_on_the_line(pcm: np.ndarray) -> Heard:
+    line = g711.decode(g711.encode(pcm))
+    return load_tiny_whisper().transcribe(pcm16_to_float(resample_pcm16(line, 8000, SAMPLE_RATE)))
 
 
 def test_silence_hiss_and_a_cough_have_no_words() -> None:
@@ -199,3 +240,14 @@ def test_silence_opens_no_utterance(counting_whisper: CountingWhisper) -> None:
     counting_whisper.calls = 0
     assert run_stt(quiet(2.0), counting_whisper) == []
     assert counting_whisper.calls == 0
+
+
+def test_the_voice_ends_at_its_last_loud_stretch_above_the_lines_noise() -> None:
+    """``voiced_end_s``: 0.5 s of tone over hiss, then hiss: the voice ends at 0.5 s."""
+    rng = np.random.default_rng(0)
+    hiss = rng.standard_normal(SAMPLE_RATE).astype(np.float32) * 0.001
+    tone = 0.3 * np.sin(2 * np.pi * 220 * np.arange(SAMPLE_RATE // 2) / SAMPLE_RATE).astype(np.float32)
+    samples = hiss.copy()
+    samples[: len(tone)] += tone
+    assert voiced_end_s(samples) == pytest.approx(0.5, abs=0.021)
+    assert voiced_end_s(np.zeros(10, np.float32)) == 0.0

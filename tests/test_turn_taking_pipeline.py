@@ -16,6 +16,7 @@ from typing import Any
 from pipecat.frames.frames import (
     EagerEndOfTurnCancelFrame,
     EndFrame,
+    ErrorFrame,
     Frame,
     InterruptionFrame,
     LLMContextFrame,
@@ -24,12 +25,14 @@ from pipecat.frames.frames import (
     LLMTextFrame,
     TTSAudioRawFrame,
     TTSTextFrame,
+    UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
 )
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.workers.runner import WorkerRunner
 from toy_backends import ToneBackend
 
@@ -37,7 +40,7 @@ from agent.responder import DemoResponder, pick_intent
 from agent.sim import Playback
 from agent.turn_taking.speculation import SpeculationRelay
 from tts_service.engine.session import SessionState
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
 from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -46,19 +49,43 @@ QUESTION = "Can I book a table?"
 ANSWER = pick_intent(QUESTION).answer
 
 
+class Errors(FrameProcessor):
+    """The first processor: keeps every error that comes back up the pipeline."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, ErrorFrame):
+            self.seen.append(frame.error)
+        await self.push_frame(frame, direction)
+
+
 class Bot:
     """The bot's side of a call: speculation relay, the demo LLM, the TTS, a playback, the context."""
 
     def __init__(
-        self, runtime: EngineRuntime, *, hold: bool = False, max_lead_s: float | None = None
+        self,
+        runtime: EngineRuntime,
+        *,
+        hold: bool = False,
+        max_lead_s: float | None = None,
+        quiet_context_s: float = 3.0,
     ) -> None:
         self.context = LLMContext(messages=[{"role": "user", "content": QUESTION}])
         self.relay = SpeculationRelay()
         self.llm = DemoResponder(first_token_s=0.0, tokens_per_s=400.0)
-        self.tts = WarmlineTTSService(runtime=runtime, max_lead_s=max_lead_s)
+        self.tts = WarmlineTTSService(
+            runtime=runtime, max_lead_s=max_lead_s, stop_frame_timeout_s=quiet_context_s
+        )
         self.playback = Playback(hold=hold)
+        self.errors = Errors()
         aggregators = LLMContextAggregatorPair(self.context)
-        pipeline = Pipeline([self.relay, self.llm, self.tts, self.playback, aggregators.assistant()])
+        pipeline = Pipeline(
+            [self.errors, self.relay, self.llm, self.tts, self.playback, aggregators.assistant()]
+        )
         self.worker = PipelineWorker(
             pipeline, params=PipelineParams(audio_out_sample_rate=8000), cancel_on_idle_timeout=False
         )
@@ -85,11 +112,15 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 
 def run(
-    body: Callable[[Bot], Coroutine[Any, Any, None]], *, hold: bool = False, max_lead_s: float | None = None
+    body: Callable[[Bot], Coroutine[Any, Any, None]],
+    *,
+    hold: bool = False,
+    max_lead_s: float | None = None,
+    quiet_context_s: float = 3.0,
 ) -> None:
     async def main() -> None:
         async with EngineRuntime(ToneBackend(), workers=1) as runtime:
-            bot = Bot(runtime, hold=hold, max_lead_s=max_lead_s)
+            bot = Bot(runtime, hold=hold, max_lead_s=max_lead_s, quiet_context_s=quiet_context_s)
             runner = WorkerRunner(handle_sigint=False)
             await runner.add_workers(bot.worker)
             task = asyncio.create_task(runner.run(), name="test-bot")
@@ -119,6 +150,49 @@ def test_a_confirmed_speculation_releases_the_held_answer_at_once_and_whole() ->
         await bot.send(UserStoppedSpeakingFrame())
         await until(lambda: bot.playback.response_ended.is_set(), "the released answer to end")
         assert bot.relay.stats.requests == 1 and bot.relay.stats.speculations == 1
+
+    run(body)
+
+
+def test_an_answer_held_longer_than_pipecats_quiet_context_timeout_is_still_heard_whole() -> None:
+    """Pipecat closes an audio context that gets no audio for ``stop_frame_timeout_s`` and reports
+    it as one that "completed with no audio"; a held answer gets none until its release, so a
+    turn end later than that left the question unanswered (issue 33). Held contexts are kept
+    open: the release plays the whole answer, and the relay does not take the TTS's report for
+    its speculation failing."""
+
+    async def body(bot: Bot) -> None:
+        await bot.send(LLMContextFrame(context=bot.context, speculation=True))
+        session = bot.tts.session
+        assert session is not None
+        await until(lambda: session.held and session.engine.pending_samples >= 4 * 640, "held audio")
+        await asyncio.sleep(0.8)  # longer than the TTS's quiet-context timeout (0.2 s here)
+        assert bot.audio() == [], "a held answer was heard"
+        await bot.send(UserStoppedSpeakingFrame())
+        await until(lambda: bot.playback.response_ended.is_set(), "the released answer to end")
+        assert bot.relay.stats.failed == 0
+        assert bot.errors.seen == []  # no context closed for want of audio
+
+    run(body, quiet_context_s=0.2)
+
+
+def test_a_confirmation_that_overtakes_its_speculation_still_plays_the_answer() -> None:
+    """``UserStoppedSpeakingFrame`` is a system frame: it overtakes the speculative request (at the
+    relay) or its announcement (at the TTS, behind the LLM's frames) when the turn ends a moment
+    after the speculation began. Held then, the answer was never released and the question was
+    never answered (issue 33); it plays at once instead, both ways."""
+
+    async def body(bot: Bot) -> None:
+        await bot.send(UserStartedSpeakingFrame(), UserStoppedSpeakingFrame())
+        await asyncio.sleep(0.05)
+        await bot.send(LLMContextFrame(context=bot.context, speculation=True))  # overtaken at the relay
+        await until(lambda: len(bot.audio()) >= 4, "the answer to play")
+        await until(lambda: bot.playback.response_ended.is_set(), "the answer to end")
+        first = len(bot.audio())
+        await bot.send(UserStartedSpeakingFrame(), UserStoppedSpeakingFrame())
+        await asyncio.sleep(0.05)
+        await bot.send(SpeculativeAnswerFrame(), LLMContextFrame(context=bot.context))  # at the TTS
+        await until(lambda: len(bot.audio()) >= first + 4, "the second answer to play")
 
     run(body)
 

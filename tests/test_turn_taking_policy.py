@@ -166,3 +166,52 @@ def test_a_pronoun_that_may_be_a_misheard_article_waits_on_smaller_odds() -> Non
     assert policy.verdict("a table near them", 0.99)[1] == "complete"  # no odds given: the words rule
     with pytest.raises(ValueError, match="exceed"):
         TurnEndPolicy(article_soundalike_probability=0.5)
+
+
+def test_the_recognizers_score_that_the_utterance_goes_on_waits_whatever_the_words() -> None:
+    """``Heard.ends`` under even odds: the decoder heard a sentence that goes on ("I would like to
+    book a table" for "... a table but"), so the turn end waits the bound, and so does the
+    speculation; at even odds or more, or with no score, the words and the audio decide."""
+    policy = TurnEndPolicy()
+    words = [("i", 0.9), ("would", 0.9), ("like", 0.9), ("a", 0.9), ("table", 0.9)]
+    goes_on = Heard.of(words, ends=0.2)
+    assert policy.verdict("i would like a table", 0.99, heard=goes_on) == (policy.unfinished_gap_s, "goes on")
+    assert policy.speculate_after_s("i would like a table", goes_on) == pytest.approx(
+        policy.unfinished_gap_s - policy.speculate_lead_s
+    )
+    for ends in (0.5, 0.97, None):
+        heard = Heard.of(words, ends=ends)
+        assert policy.verdict("i would like a table", 0.99, heard=heard) == (
+            policy.complete_gap_s,
+            "complete",
+        )
+    for_ = Heard.of([*words, ("for", 0.9)], ends=0.9)  # a fragment said with falling pitch
+    assert policy.verdict("i would like a table for", 0.99, heard=for_)[1] == "unfinished"
+    with pytest.raises(ValueError, match="probabilit"):
+        TurnEndPolicy(ends_probability=2.0)
+
+
+def test_voice_after_the_last_written_word_is_a_word_left_out() -> None:
+    """``Heard.unheard_s``: the recognizer's last word ends well before the caller's voice does
+    ("I have a friend" written for "... a friend who"): the phrase goes on whatever its words;
+    alignment slack under ``dropped_word_s`` decides nothing."""
+    policy = TurnEndPolicy()
+    words = [("i", 0.9), ("would", 0.9), ("like", 0.9), ("a", 0.9), ("table", 0.9)]
+    dropped = Heard.of(words, ends=0.9, unheard_s=0.38)
+    assert policy.verdict("i would like a table", 0.99, heard=dropped) == (policy.unfinished_gap_s, "goes on")
+    slack = Heard.of(words, ends=0.9, unheard_s=0.06)
+    assert policy.verdict("i would like a table", 0.99, heard=slack)[1] == "complete"
+    thanks = Heard.of([("thank", 0.9), ("you", 0.9)], ends=0.9, unheard_s=0.22)  # too few words to place
+    assert policy.verdict("thank you", 0.99, heard=thanks)[1] == "complete"
+    with pytest.raises(ValueError, match="dropped_word_s"):
+        TurnEndPolicy(dropped_word_s=0.0)
+
+
+def test_the_decoders_score_counts_only_where_it_heard_the_whole_turn() -> None:
+    """The rest of a sentence said after a pause is transcribed alone and opens mid-sentence: its
+    low score says nothing about the turn ("... about forty minutes" at 0.46); the words decide."""
+    policy = TurnEndPolicy()
+    rest = Heard.of([("about", 0.9), ("forty", 0.9), ("minutes", 0.9)], ends=0.46)
+    turn = "my husband and i will be arriving in about forty minutes"
+    assert policy.verdict(turn, 0.99, heard=rest) == (policy.complete_gap_s, "complete")
+    assert policy.verdict("about forty minutes", 0.99, heard=rest)[1] == "goes on"

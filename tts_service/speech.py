@@ -20,7 +20,7 @@ import numpy as np
 
 from tts_service.engine.ports import Backend
 from tts_service.engine.session import EngineSession, SessionConfig
-from tts_service.engine.types import SpeechFrame
+from tts_service.engine.types import SpeechFrame, WordMark
 
 
 def spoken_pcm(
@@ -32,17 +32,31 @@ def spoken_pcm(
     (hibari's) makes each rendition a little different, as a caller's would be. ``speed`` is the
     session's (within the backend's range).
     """
+    return spoken_marked(backend, text, sample_rate, seed=seed, speed=speed)[0]
+
+
+def spoken_marked(
+    backend: Backend, text: str, sample_rate: int, *, seed: int | None = None, speed: float = 1.0
+) -> tuple[np.ndarray, tuple[WordMark, ...]]:
+    """``spoken_pcm``'s samples and the word marks that came with them (samples at
+    ``sample_rate`` from the start): where each word of ``text`` lies, to cut the audio at a word."""
     config = SessionConfig(sample_rate=sample_rate, seed=seed, speed=speed)
     session = EngineSession(backend, config, clock=lambda: 0.0)
     session.start(text)
     session.flush()
     chunks: list[np.ndarray] = []
+    marks: list[WordMark] = []
     while True:
-        chunks.extend(o.samples for o in session.drain() if isinstance(o, SpeechFrame))
-        if not session.step():
-            chunks.extend(o.samples for o in session.drain() if isinstance(o, SpeechFrame))
+        frames = [o for o in session.drain() if isinstance(o, SpeechFrame)]
+        more = session.step()
+        if not more:
+            frames += [o for o in session.drain() if isinstance(o, SpeechFrame)]
+        for frame in frames:
+            chunks.append(frame.samples)
+            marks.extend(frame.words)
+        if not more:
             break
-    return np.concatenate(chunks).astype("<i2")
+    return np.concatenate(chunks).astype("<i2"), tuple(marks)
 
 
 def write_wav(path: str | os.PathLike[str], pcm: np.ndarray | bytes, sample_rate: int) -> None:
@@ -55,4 +69,4 @@ def write_wav(path: str | os.PathLike[str], pcm: np.ndarray | bytes, sample_rate
         wav.writeframes(data)
 
 
-__all__ = ["spoken_pcm", "write_wav"]
+__all__ = ["spoken_marked", "spoken_pcm", "write_wav"]

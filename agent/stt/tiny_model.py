@@ -19,10 +19,18 @@ none, it repeats the phrase over and over), and the window costs 20-40 ms. What 
 follows (``_cut_repeat``).
 
 Each word's probability is the product of its tokens' probabilities in the decoder (greedy, so
-the chosen tokens'). ``Heard.unfinished`` is the decoder's probability, at the last word, of the
-words that would leave the phrase unfinished (``cues.unfinished``: "for", "the", "to"...): whisper,
-like any language model, prefers a phrase that ends, and hears "a table near the" as "a table
-near them"; the probability it gave "the" in that place is still there to read.
+the chosen tokens'). ``Heard.ends`` is the decoder's probability, right after the last word, of a
+full stop, a question or an exclamation mark: whisper punctuates from the audio as well as the
+words, and a caller who stops mid-sentence keeps the pitch of a sentence that goes on, which it
+writes as "I have a friend who..." or "The children are" (no mark); a whole sentence gets its
+mark at 0.5-0.99 (``benchmarks/stt_bench.py``). ``Heard.unfinished`` is the decoder's
+probability, at the last word, of the words that would leave the phrase unfinished
+(``cues.unfinished``: "for", "the", "to"...): whisper, like any language model, prefers a
+phrase that ends, and hears "a table near the" as "a table near them"; the probability it gave
+"the" in that place is still there to read. ``Heard.unheard_s`` is how long the caller's voice
+runs on after the last written word ends (the decoder's alignment against the level): whisper
+sometimes leaves out the last word of a phrase cut short ("I have a friend" for "... a friend
+who"), and voiced audio after the words is that word (``benchmarks/stt_cuts.py``).
 
 Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading.
 """
@@ -34,7 +42,9 @@ import hashlib
 import importlib
 import importlib.util
 import math
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,14 +63,19 @@ SAMPLE_RATE = 16000
 PAD_S = 4.0
 #: whisper's window: a longer phrase keeps its last part
 WINDOW_S = 30.0
-#: the decoder stops after this many tokens a second of speech, and this many more
+#: the decoder stops after this many tokens a second of speech, and this many more (at 8 a fast
+#: sentence was cut before its closing mark, which ``Heard.ends`` reads)
 TOKENS_PER_S = 6.0
-TOKENS_EXTRA = 8
+TOKENS_EXTRA = 12
 #: a phrase whose no-speech probability is at least this, with its words this unsure on average,
 #: is a noise: no words (whisper writes "Thank you." for a cough)
 NO_SPEECH = 0.6
 NOISE_MEAN_PROBABILITY = 0.5
 _SENTENCE_ENDS = (".", "?", "!")
+#: 20 ms of a phrase is voiced within this of its loudest and this above its quietest tenth (the
+#: line's noise): ``voiced_end_s``
+VOICED_BELOW_PEAK_DB = 30.0
+VOICED_ABOVE_FLOOR_DB = 10.0
 
 
 def installed() -> bool:
@@ -112,6 +127,8 @@ class TinyWhisper:
         #: whisper's own suppressed symbols, and every token with a digit or a currency sign in it:
         #: the cues, the demo responder and an LLM's prompt read words ("eight", not "8")
         self._suppressed = [-1, *self._numeral_tokens()]
+        #: the tokens that end a sentence (".", "?", "!", with a closing quote or a space before)
+        self._sentence_ends = self._ending_tokens()
 
     def transcribe(self, samples: np.ndarray) -> Heard:
         """The words of one phrase (float32 samples at 16 kHz), each with its probability."""
@@ -123,8 +140,9 @@ class TinyWhisper:
         frames = features.shape[-1] - features.shape[-1] % 2
         window = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
         ct2 = importlib.import_module("ctranslate2")
+        encoded = self._model.model.encode(ct2.StorageView.from_array(window), to_cpu=False)
         result = self._model.model.generate(
-            ct2.StorageView.from_array(window),
+            encoded,
             [self._prompt],
             beam_size=1,
             max_length=len(self._prompt) + math.ceil(duration_s * TOKENS_PER_S) + TOKENS_EXTRA,
@@ -138,7 +156,19 @@ class TinyWhisper:
         heard = self._heard(tokens, logits, duration_s)
         if result.no_speech_prob >= NO_SPEECH and heard.mean_confidence < NOISE_MEAN_PROBABILITY:
             return Heard.of((), duration_s=duration_s, fluent=True)
-        return heard
+        return replace(heard, unheard_s=self._unheard_s(samples, heard, encoded))
+
+    def _unheard_s(self, samples: np.ndarray, heard: Heard, encoded: Any) -> float | None:
+        """How long the caller's voice runs on after the last written word ends: its end from the
+        decoder's cross-attention (faster-whisper's word timestamps) against the last voiced 20 ms."""
+        if not heard.words:
+            return None
+        tokens = self._tokenizer.encode(" " + heard.text)
+        frames = math.ceil(len(samples) / (SAMPLE_RATE // 100))
+        words = self._model.find_alignment(self._tokenizer, [tokens], encoded, frames)[0]
+        if not words:
+            return None
+        return max(0.0, voiced_end_s(samples) - float(words[-1]["end"]))
 
     # -- reading the decoder's output ---------------------------------------------------------
 
@@ -164,7 +194,12 @@ class TinyWhisper:
         ending = 0.0
         if clean and last_start is not None and last_start < len(logits):
             ending = self._unfinished_probability([w for w, _ in clean[:-1]], logits[last_start])
-        return Heard.of(clean, duration_s=duration_s, unfinished=ending, fluent=True)
+        # the step after the last word's last token: where whisper ends the sentence or goes on
+        after = max((i for i, t in enumerate(tokens) if words_of(self._piece(t))), default=-1) + 1
+        ends = None
+        if clean and 0 < after < len(logits):
+            ends = float(_softmax(logits[after])[self._sentence_ends].sum())
+        return Heard.of(clean, duration_s=duration_s, unfinished=ending, fluent=True, ends=ends)
 
     def _unfinished_probability(self, before: list[str], logits: np.ndarray) -> float:
         """The decoder's probability, where the last word began, of a word that would leave the
@@ -188,6 +223,12 @@ class TinyWhisper:
                     out.setdefault(word, []).append(ids[0])
         return out
 
+    def _ending_tokens(self) -> list[int]:
+        ends = {
+            f"{space}{mark}{quote}" for space in ("", " ") for mark in _SENTENCE_ENDS for quote in ("", '"')
+        }
+        return [token for token in range(self._eot) if self._piece(token) in ends]
+
     def _numeral_tokens(self) -> list[int]:
         vocabulary = self._model.hf_tokenizer.get_vocab_size()
         return [
@@ -201,6 +242,22 @@ class TinyWhisper:
         if piece is None:
             piece = self._pieces[token] = self._tokenizer.decode([token])
         return piece
+
+
+def voiced_end_s(samples: np.ndarray) -> float:
+    """Where the voice in ``samples`` (16 kHz) ends: the end of the last 20 ms within
+    ``VOICED_BELOW_PEAK_DB`` of the loudest and ``VOICED_ABOVE_FLOOR_DB`` above the quietest tenth."""
+    chunk = SAMPLE_RATE // 50
+    n = len(samples) // chunk
+    if not n:
+        return 0.0
+    rms = np.sqrt(np.mean(np.square(samples[: n * chunk].reshape(n, chunk), dtype=np.float64), axis=1))
+    level = 20.0 * np.log10(rms + 1e-9)
+    bar = max(
+        float(level.max()) - VOICED_BELOW_PEAK_DB, float(np.percentile(level, 10)) + VOICED_ABOVE_FLOOR_DB
+    )
+    voiced = np.flatnonzero(level > bar)
+    return (int(voiced[-1]) + 1) / 50 if voiced.size else 0.0
 
 
 def _cut_repeat(pieces: list[str]) -> int:

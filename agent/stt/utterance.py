@@ -214,11 +214,11 @@ class UtteranceSTTService(STTService):
             # recognizer found no words in it (noise, a cough, speech outside the grammar).
             logger.info(f"{self}: {self._utterance_s:.2f} s of speech, no words recognised")
             return
-        odds = (
-            f" (last word {heard.last_confidence:.2f}, unfinished {heard.unfinished:.4f})"
-            if heard is not None and heard.words
-            else ""
-        )
+        odds = ""
+        if heard is not None and heard.words:
+            ends = "" if heard.ends is None else f", ends {heard.ends:.2f}"
+            after = "" if heard.unheard_s is None else f", voice after it {heard.unheard_s:.2f} s"
+            odds = f" (last word {heard.last_confidence:.2f}, unfinished {heard.unfinished:.4f}{ends}{after})"
         logger.debug(f"{self}: heard [{text}] in {self._utterance_s:.2f} s of speech{odds}")
         self.transcripts.append(text)
         frame = TranscriptionFrame(text, self._user_id, time_now_iso8601(), Language.EN, finalized=True)

@@ -45,6 +45,16 @@ class Heard:
     #: model: whisper), so words it does not trust are a guess, and so is their number; a
     #: pocketsphinx lattice's words follow the audio's syllables even where they are wrong
     fluent: bool = False
+    #: the recognizer's probability that the utterance ends after its last word, weighed by its
+    #: own decoder on the audio and the words so far (whisper: the full stop, question or
+    #: exclamation mark it would write there, against "...", a comma or another word); None from a
+    #: recognizer that does not say. A caller who stops to think keeps the pitch of a sentence
+    #: that goes on, and whisper hears it: it writes "I have a friend who..." and "The children are"
+    ends: float | None = None
+    #: how long the voice runs on after the last word the recognizer wrote ends (its word
+    #: timestamps against the audio's level): a word it left out. None from a recognizer that
+    #: does not say
+    unheard_s: float | None = None
 
     @classmethod
     def of(
@@ -54,9 +64,12 @@ class Heard:
         duration_s: float = 0.0,
         unfinished: float = 0.0,
         fluent: bool = False,
+        ends: float | None = None,
+        unheard_s: float | None = None,
     ) -> Heard:
         ps = tuple((w, _probability(p)) for w, p in words)
-        return cls(ps, duration_s, _probability(unfinished), fluent)
+        scored = None if ends is None else _probability(ends)
+        return cls(ps, duration_s, _probability(unfinished), fluent, scored, unheard_s)
 
     @property
     def text(self) -> str:

@@ -11,7 +11,16 @@ The verdict is a gap: how long the caller must have been silent before the bot a
 are weighed strongest first, and the words only as far as the recognizer trusts them (``heard``:
 the last transcript's word posteriors, ``confidence.Heard``; None when the STT gives none):
 
-1. the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
+1. the recognizer's own decoder says the utterance goes on (``Heard.ends``, the probability that
+   it ends after the last word, under ``ends_probability``): a learned score of the words and the
+   audio together (whisper punctuates from both), which hears a caller stop mid-sentence where
+   the words read whole ("I would like to book a table. ..." for "... a table but ... only if");
+   the wait is ``unfinished_gap_s``. So does voice that runs on after the last word the
+   recognizer wrote (``Heard.unheard_s`` at ``dropped_word_s`` or more): it left a word out, the
+   phrase is unfinished whatever its words ("I would like to book a table" for "... a table
+   but"). Where the recognizer gives no score (pocketsphinx, another
+   STT) the words' lists below decide alone.
+   Then the words say unfinished (``cues.unfinished``): a phrase that ends on a preposition, a
    conjunction, an article, an auxiliary or a filler waits ``unfinished_gap_s``, at any
    confidence: a hesitation missed is a cut-in the caller hears, a false one costs at most this
    bound (1.4 s: the longest hesitation of the tuned callers is 1.0 s written and 1.16 s of
@@ -55,6 +64,10 @@ from dataclasses import dataclass
 from agent.turn_taking.confidence import TRUST, Heard
 from agent.turn_taking.cues import ends_on_article_soundalike, opener_only, question, unfinished, words_of
 
+#: the alignment places the last of fewer words than this too loosely to tell a word left out: a
+#: caller's "No." or "I see." ran on 0.18-0.22 s past it in the wide set's calls
+DROPPED_WORD_MIN_WORDS = 3
+
 
 @dataclass(frozen=True, slots=True)
 class TurnEndPolicy:
@@ -94,6 +107,20 @@ class TurnEndPolicy:
     #: read the words' cues (``cues``: English words); False, for a caller in another language:
     #: Smart Turn's audio and the silence decide alone
     words: bool = True
+    #: the recognizer's probability that the utterance ends after its last word (``Heard.ends``)
+    #: below which the phrase is unfinished, whatever its words: even odds, chosen on no caller
+    #: set. On whisper tiny.en every whole sentence of both sets and of ``ENDINGS`` scores 0.52
+    #: or more, the hesitations cut out of whole sentences mostly under 0.35
+    #: (``benchmarks/stt_bench.py``); a word that cannot end a sentence still waits however high
+    #: the score (a fragment said with falling pitch scores as high as a sentence: "Is it
+    #: possible to?" 0.96)
+    ends_probability: float = 0.5
+    #: voice after the last written word's end (``Heard.unheard_s``) from which a word was left out
+    #: and the phrase is unfinished: about a short function word's length ("and", "but"). With
+    #: whisper tiny.en the last word's alignment ends -0.16..+0.08 s from the last voiced audio
+    #: where it wrote every word, 0.38-0.40 s where it dropped "and" or "but"
+    #: (``benchmarks/stt_cuts.py``)
+    dropped_word_s: float = 0.2
 
     def __post_init__(self) -> None:
         gaps = (self.complete_gap_s, self.question_gap_s, self.unsure_gap_s, self.unfinished_gap_s)
@@ -101,13 +128,18 @@ class TurnEndPolicy:
             raise ValueError("gaps must satisfy 0 < complete <= question <= unsure <= unfinished")
         if not self.complete_gap_s <= self.audio_gap_s <= self.unsure_gap_s:
             raise ValueError("gaps must satisfy complete <= audio <= unsure")
-        odds = (self.complete_probability, self.unfinished_probability, self.article_soundalike_probability)
+        odds = (
+            self.complete_probability,
+            self.unfinished_probability,
+            self.article_soundalike_probability,
+            self.ends_probability,
+        )
         if not all(0.0 <= p <= 1.0 for p in odds):
             raise ValueError("complete_probability and the unfinished probabilities are probabilities")
         if self.article_soundalike_probability > self.unfinished_probability:
             raise ValueError("article_soundalike_probability must not exceed unfinished_probability")
-        if self.speculate_lead_s < 0:
-            raise ValueError("speculate_lead_s must not be negative")
+        if self.speculate_lead_s < 0 or self.dropped_word_s <= 0:
+            raise ValueError("speculate_lead_s must not be negative, dropped_word_s must be positive")
 
     def gap_s(
         self,
@@ -130,11 +162,13 @@ class TurnEndPolicy:
         after_barge_in: bool = False,
         heard: Heard | None = None,
     ) -> tuple[float, str]:
-        """``gap_s`` and the cue that set it (for logs): "unfinished", "unsure", "barge-in",
-        "audio", "question" or "complete"."""
+        """``gap_s`` and the cue that set it (for logs): "goes on" (the recognizer's decoder),
+        "unfinished" (the words), "unsure", "barge-in", "audio", "question" or "complete"."""
         if not self.words:  # another language: English cues would misread its words
             complete = probability is not None and probability >= self.complete_probability
             return (self.audio_gap_s, "audio") if complete else (self.unsure_gap_s, "unsure")
+        if self.goes_on(heard, text):
+            return self.unfinished_gap_s, "goes on"
         if self.unfinished(text, heard):
             return self.unfinished_gap_s, "unfinished"
         if opener_only(text):
@@ -164,6 +198,21 @@ class TurnEndPolicy:
         soundalike = ends_on_article_soundalike(heard.text)
         return soundalike and heard.unfinished >= self.article_soundalike_probability
 
+    def goes_on(self, heard: Heard | None, text: str | None = None) -> bool:
+        """Whether the recognizer says the utterance goes on after its last word: voice after its
+        last word's end (``Heard.unheard_s`` at ``dropped_word_s`` or more: a word it left out),
+        or its decoder's score (``Heard.ends`` under ``ends_probability``) where it heard the whole
+        turn ``text``: the rest of a sentence said after a pause opens mid-sentence, and whisper,
+        hearing it alone, gives its end a full stop at as little as 0.4 (Piper's joe: "... about
+        forty minutes"). False where it does not say."""
+        if heard is None:
+            return False
+        dropped = heard.unheard_s is not None and heard.unheard_s >= self.dropped_word_s
+        if dropped and len(heard.words) >= DROPPED_WORD_MIN_WORDS:
+            return True
+        whole = text is None or words_of(text) == words_of(heard.text)
+        return whole and heard.ends is not None and heard.ends < self.ends_probability
+
     def trusts(self, heard: Heard | None) -> bool:
         """Whether the words' cues count: no confidence given, or the recognizer trusts them."""
         return heard is None or heard.trusted(self.trust)
@@ -171,11 +220,11 @@ class TurnEndPolicy:
     def speculate_after_s(self, text: str, heard: Heard | None = None) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        if self.unfinished(text, heard):
+        if self.words and (self.goes_on(heard, text) or self.unfinished(text, heard)):
             gap = self.unfinished_gap_s
         else:
             gap = self.complete_gap_s if self.trusts(heard) and self.words else self.audio_gap_s
         return max(0.0, gap - self.speculate_lead_s)
 
 
-__all__ = ["TurnEndPolicy"]
+__all__ = ["DROPPED_WORD_MIN_WORDS", "TurnEndPolicy"]

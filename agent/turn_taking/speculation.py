@@ -19,8 +19,9 @@ it is confirmed.
 
 Every LLM request is counted per caller turn (``SpeculationStats``): doubled LLM cost is what
 preemptive generation is blamed for, so the agent reports requests per answered turn. A failed
-speculative request (an ``ErrorFrame`` coming back up from the LLM) is reported to ``on_failed``
-so the turn end answers afresh instead of releasing nothing.
+speculative request (an ``ErrorFrame`` coming back up from the LLM, the processor the relay
+feeds; not one from further down, such as a TTS's report of a context that completed with no
+audio) is reported to ``on_failed`` so the turn end answers afresh instead of releasing nothing.
 """
 
 from __future__ import annotations
@@ -80,6 +81,9 @@ class SpeculationRelay(FrameProcessor):
         self._on_turn_requests = on_turn_requests
         self._speculating = False
         self._turn_requests = 0
+        #: the caller's turn was confirmed: a speculative request still on its way is the answer
+        #: (the confirmation, a system frame, overtook it), so it goes on as an ordinary one
+        self._turn_over = False
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
@@ -91,9 +95,11 @@ class SpeculationRelay(FrameProcessor):
                 await self._cancel()
             elif isinstance(frame, UserStoppedSpeakingFrame):
                 self._speculating = False  # confirmed: the TTS releases what it holds
+                self._turn_over = True
             elif isinstance(frame, UserStartedSpeakingFrame | EndFrame):
+                self._turn_over = False
                 self._close_turn()
-        elif isinstance(frame, ErrorFrame) and self._speculating:
+        elif isinstance(frame, ErrorFrame) and self._speculating and frame.processor is self.next:
             self.stats.failed += 1
             logger.warning(
                 f"{self}: the speculative answer failed ({frame.error}); the turn end answers afresh"
@@ -106,9 +112,9 @@ class SpeculationRelay(FrameProcessor):
     async def _request(self, frame: LLMContextFrame) -> None:
         self.stats.requests += 1
         self._turn_requests += 1
-        if not frame.speculation:
+        if not frame.speculation or self._turn_over:
             self._speculating = False
-            await self.push_frame(frame)
+            await self.push_frame(LLMContextFrame(context=frame.context) if frame.speculation else frame)
             return
         if self._speculating:  # a newer speculation replaces the one in flight
             await self._cancel()

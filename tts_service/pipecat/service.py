@@ -165,6 +165,8 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         )
         self._session: AdapterSession | None = None
         self._reader: asyncio.Task[None] | None = None
+        #: keeps the audio contexts of held and paused turns open (``held.silent_keys``)
+        self._keepalive: asyncio.Task[None] | None = None
         #: the one turn model over the session (one turn per audio context), from StartFrame
         self._turns: Conversation | None = None
         #: the sample of each turn at which its audio context last (re)opened: word times count from it
@@ -373,8 +375,19 @@ class WarmlineTTSService(TTSService, FramesInAudioOrder):
         # The bot's turn is over at each Done: the next answer starts from a fresh prefix.
         self._turns = Conversation(self._session, reset_after_done=True)
         self._reader = self.create_task(self._read_engine(self._session), "warmline-engine-reader")
+        self._keepalive = self.create_task(self._keep_silent_contexts(), "warmline-held-keepalive")
+
+    async def _keep_silent_contexts(self) -> None:
+        """Refresh the held and paused turns' audio contexts well within Pipecat's timeout."""
+        while True:
+            await asyncio.sleep(self._stop_frame_timeout_s / 3)
+            for key in self._held.silent_keys(self._turns):
+                self._refresh_audio_context(key)
 
     async def _close_session(self) -> None:
+        if self._keepalive is not None:
+            await self.cancel_task(self._keepalive)
+            self._keepalive = None
         if self._reader is not None:
             await self.cancel_task(self._reader)
             self._reader = None
