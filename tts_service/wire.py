@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from tts_service import jsonlimits
 from tts_service.engine.types import FRAME_MS, SUPPORTED_SAMPLE_RATES
 from tts_service.errors import WarmlineError
 from tts_service.g711 import decode as mulaw_decode
@@ -170,7 +171,7 @@ def parse_command(message: str | bytes, *, max_bytes: int = 65536) -> Command:
     if len(message) > max_bytes or len(message.encode("utf-8", "surrogatepass")) > max_bytes:
         raise ProtocolError("message_too_large", f"a message may hold at most {max_bytes} bytes")
     try:
-        obj = json.loads(message, parse_constant=_reject_constant)
+        obj = jsonlimits.loads(message, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         raise ProtocolError("bad_json", f"not a JSON object: {type(exc).__name__}") from exc
     if not isinstance(obj, dict):
@@ -359,7 +360,7 @@ def encode_error(code: str, message: str) -> str:
 def decode_event(message: str) -> dict[str, Any]:
     """A server event as a dict (for clients and tests); raises ProtocolError if it is not one."""
     try:
-        obj = json.loads(message)
+        obj = jsonlimits.loads(message)
     except ValueError as exc:
         raise ProtocolError("bad_json", "not a JSON event") from exc
     if not isinstance(obj, dict) or not isinstance(obj.get("event"), str):

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from transports.twilio import protocol as tp
+from tts_service import jsonlimits
 
 #: the longest text message accepted from a carrier
 MAX_MESSAGE_CHARS = tp.MAX_MESSAGE_CHARS
@@ -67,7 +68,7 @@ def loads(data: str | bytes, carrier: str) -> dict[str, Any]:
             carrier, f"message of {len(data)} characters (at most {MAX_MESSAGE_CHARS})"
         )
     try:
-        message = json.loads(data)
+        message = jsonlimits.loads(data)
     except ValueError as exc:
         raise CarrierMalformedError(carrier, f"not JSON: {exc}") from exc
     except RecursionError:  # nested past the parser's depth, as Twilio's codec refuses it

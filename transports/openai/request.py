@@ -32,6 +32,7 @@ from typing import Any
 
 from transports.openai.encoders import FORMATS
 from transports.openai.voices import resolve_voice
+from tts_service import jsonlimits
 
 #: the product's name, accepted as a model name beside the backend's own (``hibari``, ...)
 WARMLINE_MODEL = "warmline"
@@ -107,7 +108,7 @@ def parse_speech_request(body: bytes, limits: SpeechLimits) -> SpeechRequest:
     own 400.
     """
     try:
-        data = json.loads(body)
+        data = jsonlimits.loads(body)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ApiError(400, f"We could not parse the JSON body of your request: {_unparsable(exc)}") from None
     if not isinstance(data, dict):

@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tts_service import jsonlimits
 from tts_service.engine.types import FRAME_MS, frame_samples
 from tts_service.errors import WarmlineError
 
@@ -203,7 +204,7 @@ def _loads(data: str | bytes) -> dict[str, Any]:
     if len(data) > MAX_MESSAGE_CHARS:
         raise MalformedMessageError(f"message of {len(data)} characters (at most {MAX_MESSAGE_CHARS})")
     try:
-        message = json.loads(data)
+        message = jsonlimits.loads(data)
     except ValueError as exc:
         raise MalformedMessageError(f"not JSON: {exc}") from exc
     except RecursionError:  # nested past the parser's depth, as ``tts_service.wire`` refuses it

@@ -37,6 +37,7 @@ from transports.media_stream.server import (
 from transports.vonage.protocol import CONTENT_TYPE
 from transports.vonage.signature import valid_jwt
 from transports.vonage.stream import VONAGE
+from tts_service import jsonlimits
 
 log = logging.getLogger("warmline.vonage")
 
@@ -109,7 +110,7 @@ def vonage_routes(
 
 def _json_fields(body: bytes) -> dict[str, str]:
     try:
-        data = json.loads(body or b"{}")
+        data = jsonlimits.loads(body or b"{}")
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return {}
     if not isinstance(data, dict):

@@ -18,6 +18,8 @@ import hmac
 import json
 from typing import Any
 
+from tts_service import jsonlimits
+
 TOLERANCE_S = 300
 
 
@@ -45,8 +47,8 @@ def valid_jwt(secret: str, authorization: str | None, body: bytes, *, now: float
     if len(parts) != 3 or len(authorization) > 8192:
         return False
     try:
-        header = json.loads(_b64url(parts[0]))
-        claims = json.loads(_b64url(parts[1]))
+        header = jsonlimits.loads(_b64url(parts[0]))
+        claims = jsonlimits.loads(_b64url(parts[1]))
         signature = _b64url(parts[2])
     except (binascii.Error, ValueError, RecursionError):  # RecursionError: nested past the parser
         return False

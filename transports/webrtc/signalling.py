@@ -16,7 +16,6 @@ Pure functions: no I/O, no logging; a ``BadRequest``'s message is safe to send t
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -25,6 +24,8 @@ from pipecat.transports.smallwebrtc.request_handler import (
     SmallWebRTCPatchRequest,
     SmallWebRTCRequest,
 )
+
+from tts_service import jsonlimits
 
 #: the most candidates one patch may carry (a browser trickles a handful at a time)
 MAX_CANDIDATES = 64
@@ -132,7 +133,7 @@ def _candidate(item: object) -> IceCandidate:
 
 def _json_object(body: bytes, what: str) -> dict[str, Any]:
     try:
-        data = json.loads(body)
+        data = jsonlimits.loads(body)
     except (ValueError, RecursionError) as exc:  # nested past the parser's depth: refused too
         raise BadRequest(f"{what} ({type(exc).__name__})") from None
     if not isinstance(data, dict):
