@@ -205,7 +205,8 @@ def measure(server: Server, run: Callable[[], dict[str, Any]]) -> dict[str, Any]
     started = time.monotonic()
     result = run()
     elapsed = time.monotonic() - started
-    peak = max(server.peak_mb(), server.rss_mb())
+    # the request's peak counts its start: RSS can fall between the first reading and the reset
+    peak = max(before, server.peak_mb(), server.rss_mb())
     time.sleep(SETTLE_S)
     after = server.rss_mb()
     return {
