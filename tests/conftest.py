@@ -41,6 +41,9 @@ SCENARIO_MODULES = frozenset(
         "test_ws_bad_peers",
         "test_ray_serve",
         "test_ws_stall",
+        "test_carrier_calls",
+        "test_audiosocket_call",
+        "test_hostile_memory_bench",
     }
 )
 
