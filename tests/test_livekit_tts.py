@@ -439,9 +439,11 @@ def test_the_example_interrupted_keeps_in_the_context_only_the_words_heard() -> 
     assert 0 < len(normalize(text)) < len(words) and answer.startswith(text)
     heard = recognize(samples, rate, (*DISTRACTORS, *prefixes))
     assert heard is not None and heard in prefixes
-    # the context never claims a word the caller did not hear; LiveKit's synchronizer releases
-    # words on its own clock (from the engine's timings) and may trail the audio by a word or two
-    assert len(normalize(text)) <= len(heard.split()), (heard, text)
+    # the context never claims a word the caller did not begin to hear. LiveKit's synchronizer
+    # releases each word on its own clock (from the engine's timings) when the word begins: it may
+    # trail the audio by a word or two, and it counts the word the cut fell in, whose fragment the
+    # recognizer cannot name (one such run: heard "... with that", the context "... with that. We")
+    assert len(normalize(text)) <= len(heard.split()) + 1, (heard, text)
 
 
 def example_answer() -> str:
