@@ -17,6 +17,7 @@ from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
+    CURRENCY_SYMBOLS,
     DAYS,
     MONTH_NAMES,
     SCALES,
@@ -39,6 +40,10 @@ _TRAIL = ".,;:!?)]}\"'”’…"
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
+#: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
+_SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
+                  "mil": "million", "b": "billion", "bn": "billion", "bln": "billion", "t": "trillion",
+                  "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
@@ -363,6 +368,10 @@ class _Walk:
         if not nxt or self.trail(i):
             return 0
         w = self.w
+        scale = _SPACED_SCALES.get(nxt.lower())
+        if scale and (money := read_money(core, w, scale)) is not None:
+            number, _, unit = money.partition(" " + scale + " ")  # "$5 bn", "¥30 b", "€2 mln"
+            return self.set(i, number, scale + " " + unit)
         if nxt in SCALES and len(nxt) > 2:  # "$3.4 billion", "2.5 million"
             money = read_money(core, w, SCALES[nxt])
             if money is not None:
@@ -389,8 +398,8 @@ class _Walk:
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
-        if nxt in CURRENCY_CODES:
-            forms = CURRENCY_CODES[nxt]
+        forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
+        if forms:  # "20 USD", "5 €"
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
         if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural):
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter

@@ -422,7 +422,8 @@ FILE_EXTENSIONS = frozenset(
 SYMBOL_WORDS: dict[str, str] = {
     "&": "and", "+": "plus", "=": "equals", "@": "at", "%": "percent", "#": "number", "×": "times",
     "÷": "divided by", "~": "about", "≈": "about", "<": "less than", ">": "greater than",
-    "±": "plus or minus",
-    "°": "degrees", "/": "slash", "*": "times", "->": "to", "→": "to", "€": "euros",
-    "$": "dollars", "£": "pounds",
+    "±": "plus or minus", ">=": "greater than or equal to", "<=": "less than or equal to",
+    "≥": "greater than or equal to", "≤": "less than or equal to", "!=": "not equal to", "≠": "not equal to",
+    "°": "degrees", "/": "slash", "*": "times", "->": "to", "→": "to", "€": "euro",
+    "$": "dollar", "£": "pound", "¥": "yen",
 }  # fmt: skip

@@ -111,6 +111,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + w.year(int(plain))
         if ctx.next_word.replace(".", "") in ("ad", "bc", "bce", "ce") and len(plain) <= 4:
             return sign + (w.year(int(plain)) if len(plain) == 4 else roles.paired(plain, w))  # "340 AD"
+    if "," in body and len(plain) <= 21:  # grouped by commas: a quantity, "... quintillion ..."
+        return sign + w.grouped(int(plain))
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
@@ -135,6 +137,8 @@ def _money(m: re.Match[str], w: NumberWords, scale_word: str = "") -> str:
     neg = "minus " if m.group("neg") in ("-", "−") else ""
     scale = SCALES.get(m.group("scale") or "", "") or scale_word
     integer, _, fraction = num.partition(".")
+    if len(fraction) > 2 and not fraction[2:].strip("0"):
+        fraction, num = fraction[:2], num[: len(num) - len(fraction) + 2]  # "$20.500": fifty cents
     if scale:
         return f"{neg}{w.number(num)} {scale} {many}"
     if fraction and (not minor_many or len(fraction) > 2):

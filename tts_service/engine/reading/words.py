@@ -16,6 +16,8 @@ __all__ = ["NumberWords"]
 
 #: beyond the trillions a number is read digit by digit
 _MAX_CARDINAL = 10**15
+#: a number written in comma groups is a quantity up to the quintillions ("124,444,234,854,823,834,553")
+_MAX_GROUPED = 10**21
 _EN_DIGITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
@@ -38,6 +40,12 @@ class NumberWords:
             return "minus " + self.cardinal(-n)
         if n >= _MAX_CARDINAL:  # no one says "quinsexagintillion": an identifier, digit by digit
             return self.digit_groups(str(n))
+        return self._style(num2words(n, lang=self.language))
+
+    def grouped(self, n: int) -> str:
+        """A number written in comma groups: a cardinal up to the quintillions, then digit groups."""
+        if n < _MAX_CARDINAL or n >= _MAX_GROUPED:
+            return self.cardinal(n)
         return self._style(num2words(n, lang=self.language))
 
     @lru_cache(maxsize=1024)  # noqa: B019
@@ -86,7 +94,7 @@ class NumberWords:
         elif len(plain) > 1 and plain.startswith("0"):
             words = self.digits(plain)
         else:
-            words = self.cardinal(int(plain))
+            words = self.grouped(int(plain)) if "," in integer else self.cardinal(int(plain))
         return ("minus " if neg else "") + words
 
     @staticmethod
