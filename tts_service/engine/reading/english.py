@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_math as math
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
@@ -44,6 +45,8 @@ _PLAIN_INT = re.compile(r"^\d+$")
 _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
                   "mil": "million", "b": "billion", "bn": "billion", "bln": "billion", "t": "trillion",
                   "tn": "trillion", "trn": "trillion"}  # fmt: skip
+_DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
+_QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
@@ -204,8 +207,14 @@ class _Walk:
         if not core:
             return self.raw[i]
         w, ctx = self.w, self.ctx(i)
-        if core in _DASHES and self._rangeable(self.core(i - 1)) and self._rangeable(self.core(i + 1)):
+        prev = self.core(i - 1)
+        after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
+        if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
             return "to"
+        if (said := math.expression(core, self.w)) is not None:  # "1-2=5", "2^10"
+            return said
+        if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
+            return head  # "Step 1-": the number, never left as written
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
@@ -228,6 +237,7 @@ class _Walk:
             _NUMBERISH.match(core) is not None
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
+            or _DECADE.match(core) is not None
             or (td.month_number(core) is not None and len(core) >= 3)
             or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?|st|nd|rd|th)$", core) is not None
         )
@@ -250,8 +260,11 @@ class _Walk:
         if right.endswith("%") and not left.endswith("%"):
             left += "%"
         cur = re.match(r"^([$€£¥])", left)
+        both = cur is not None and right[:1] in "$€£¥"
         if cur and right[:1].isdigit():
             right = cur.group(1) + right
+        if both:  # "$250-$300": each amount with its own unit, as written
+            return f"{read_money(left, w) or left} to {read_money(right, w) or right}"
         if cur:  # "$15-20": "fifteen to twenty dollars"
             said_right = read_money(right, w) or right
             said_left = read_money(left, w) or left
@@ -290,7 +303,8 @@ class _Walk:
         if not any(c.isnumeric() for c in core) and td.month_number(core) is None:
             return 0  # every rule over several tokens starts at a number or a month
         return (
-            spans.grouped_id(self, i)
+            math.spaced_expression(self, i)
+            or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
             or self._month_day(i)
@@ -298,6 +312,7 @@ class _Walk:
             or self._house_number(i)
             or spans.dimensions(self, i)
             or spans.mixed(self, i)
+            or self._range_unit(i)
             or self._number_unit(i)
         )
 
@@ -362,6 +377,18 @@ class _Walk:
             ):
                 return self.set(i, paired(core, self.w))
         return 0
+
+    def _range_unit(self, i: int) -> int:
+        """ "5-10 mph", "20-30 lbs", "1980-1970 kg": a range of quantities, then their unit."""
+        m = _QUANTITY_RANGE.match(self.core(i))
+        nxt = self.core(i + 1).rstrip(".")
+        if m is None or self.trail(i) or not nxt or nxt in RISKY_UNITS:
+            return 0
+        plural = not spans.before_noun(self, i, self.core(i - 1).lower())
+        unit = unit_words(nxt, plural)
+        if unit is None:
+            return 0
+        return self.set(i, f"{self.w.number(m.group(1))} to {self.w.number(m.group(2))}", unit)
 
     def _number_unit(self, i: int) -> int:
         core, nxt = self.core(i), self.core(i + 1)
