@@ -74,65 +74,13 @@ def split_token(token: str) -> tuple[str, str, str]:
     return token[:start], core, trail
 
 
-_DOTTED = frozenset(
-    [
-        "e.g.",
-        "i.e.",
-        "etc.",
-        "vs.",
-        "approx.",
-        "appt.",
-        "ext.",
-        "dept.",
-        "est.",
-        "no.",
-        "min.",
-        "max.",
-        "inc.",
-        "corp.",
-        "ltd.",
-        "co.",
-        "jan.",
-        "feb.",
-        "mar.",
-        "apr.",
-        "jun.",
-        "jul.",
-        "aug.",
-        "sep.",
-        "sept.",
-        "oct.",
-        "nov.",
-        "dec.",
-        "dr.",
-        "mr.",
-        "mrs.",
-        "ms.",
-        "st.",
-        "prof.",
-        "jr.",
-        "sr.",
-        "ave.",
-        "blvd.",
-        "rd.",
-        "ln.",
-        "ct.",
-        "apt.",
-        "ste.",
-        "mt.",
-        "ft.",
-        "tue.",
-        "tues.",
-        "wed.",
-        "thu.",
-        "thur.",
-        "thurs.",
-        "fri.",
-        "sat.",
-        "sun.",
-        "mon.",
-    ]
-)
+_DOTTED = frozenset([
+    "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.",
+    "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
+    "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
+    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "tue.", "tues.",
+    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon."
+])  # fmt: skip
 
 
 class _Walk:
@@ -223,7 +171,10 @@ class _Walk:
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
+        if (said := td.zone(core)) and (prev.lower() in td.AMPM or re.search(r"[aApP]\.?[mM]\.?$", prev)):
+            return said  # "5 pm e.s.t", "5pm est"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
+        phone = phone or td.quarter(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -310,6 +261,7 @@ class _Walk:
             or self._month_day(i)
             or self._day_month(i)
             or self._house_number(i)
+            or self._spaced_decade(i)
             or spans.dimensions(self, i)
             or spans.mixed(self, i)
             or self._range_unit(i)
@@ -318,6 +270,9 @@ class _Walk:
 
     def _with_ampm(self, i: int) -> int:
         nxt = self.core(i + 1).lower()
+        zoned = td.ampm_zone(nxt) if nxt[:1] in "ap" else None  # "1:59 p.m.est"
+        if zoned is not None:
+            nxt = zoned[0].lower()
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
         said = td.read_time(
@@ -327,7 +282,9 @@ class _Walk:
             said = self.w.cardinal(int(self.core(i)))
         else:
             said = None if said is None else said.rsplit(" ", 1)[0]
-        return 0 if said is None else self.set(i, said, td.AMPM[nxt])
+        if said is None:
+            return 0
+        return self.set(i, said, td.AMPM[nxt] + (" " + zoned[1] if zoned else ""))
 
     def _day_of_month(self, core: str) -> int | None:
         m = re.match(r"^(\d{1,2})(?:st|nd|rd|th)?$", core)
@@ -352,6 +309,8 @@ class _Walk:
         day = self._day_of_month(self.core(i))
         k = i + 2 if self.core(i + 1).lower() == "of" else i + 1
         month = td.month_number(self.core(k))
+        if month is None and self.core(k) == "may" and self._year_at(k + 1) is not None:
+            month = 5  # "17 may 2010": between a day and a year "may" is the month
         if day is None or month is None or self.trail(i):
             return 0
         the = "" if self.core(i - 1).lower() == "the" else "the "
@@ -377,6 +336,12 @@ class _Walk:
             ):
                 return self.set(i, paired(core, self.w))
         return 0
+
+    def _spaced_decade(self, i: int) -> int:
+        """ "1980 s": a decade with its "s" set apart."""
+        if self.core(i + 1) != "s" or self.trail(i) or not re.match(r"^(?:1[1-9]|20)\d0$", self.core(i)):
+            return 0
+        return self.set(i, read_core(self.core(i) + "s", self.w, self.ctx(i)) or self.core(i), "")
 
     def _range_unit(self, i: int) -> int:
         """ "5-10 mph", "20-30 lbs", "1980-1970 kg": a range of quantities, then their unit."""

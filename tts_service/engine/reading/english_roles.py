@@ -241,8 +241,8 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
     if m is None or not whole.isdigit() or whole[0] == "0":
         return None
     a, b = int(m.group("a")), int(m.group("b"))
-    if a >= b:
-        return None
+    if a == b:
+        return None  # "3 5/2" is "three and five halves"; "2 2/2" is no number anyone writes
     one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
     part = ("an " if one[0] in "aeio" else "a ") + one if a == 1 else w.cardinal(a) + " " + many
     return f"{w.cardinal(int(whole))} and {part}"

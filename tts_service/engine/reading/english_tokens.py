@@ -180,6 +180,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
         return td.month_day(n, b, w)
     if n < b:  # "31/32": "thirty-one thirty-seconds"
         return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
+    if 2 <= b <= 16:  # "22/3": "twenty-two thirds"
+        return w.cardinal(n) + " " + (_DENOMS[b][1] if b in _DENOMS else w.ordinal(b) + "s")
     return f"{w.cardinal(n)} over {w.cardinal(b)}"
 
 

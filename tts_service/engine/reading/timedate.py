@@ -12,8 +12,8 @@ from tts_service.engine.reading.english_tables import DAYS, MONTH_NAMES, MONTHS
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "AMPM", "WORD_DAYS", "clock", "day_first_date", "day_name", "iso_date", "letter_days", "month_day",
-    "named_date", "numeric_date", "read_time",
+    "AMPM", "WORD_DAYS", "ampm_zone", "clock", "day_first_date", "day_name", "iso_date", "letter_days",
+    "month_day", "named_date", "numeric_date", "quarter", "read_time", "zone",
 ]  # fmt: skip
 
 AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
@@ -38,6 +38,10 @@ _LOWER_OK = frozenset(
      "december", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
      "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )  # fmt: skip
+_QUARTER = re.compile(r"^(?P<q>[1-4])Q(?P<y>\d{2}|(?:19|20)\d\d)$")
+_ZONES = frozenset(["EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT", "AKST", "AKDT", "HST", "GMT",
+                    "UTC", "BST", "CET", "CEST", "IST", "AEST", "ET", "CT", "MT", "PT"])  # fmt: skip
+_AMPM_ZONE = re.compile(r"^([aApP]\.?[mM]\.?)([A-Za-z][A-Za-z.]{1,7})$")
 _NUMERIC = re.compile(
     r"^(?P<m>0?[1-9]|1[0-2])(?P<sep>[/.-])(?P<d>0?[1-9]|[12]\d|3[01])(?P=sep)(?P<y>\d{4}|\d{2})$"
 )
@@ -78,6 +82,8 @@ def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | No
     if ampm and not 1 <= hour <= 12:
         return None
     second = int(m.group("s")) if m.group("s") else None
+    if second == 0 and ampm:
+        second = None  # "10:00:00 p.m.": "ten PM"
     if second is not None and not ampm:  # "1:01:01", "14:10:30": hours, minutes and seconds
         parts = [(hour, "hour"), (int(m.group("m")), "minute"), (second, "second")]
         said = [f"{words.cardinal(n)} {unit}{'' if n == 1 else 's'}" for n, unit in parts]
@@ -144,6 +150,30 @@ def day_name(core: str) -> str | None:
 def month_number(core: str) -> int | None:
     """ "March", "Mar", "Mar." -> 3; capitalized only ("may" is a verb)."""
     bare = core.rstrip(".")
-    if not bare[:1].isupper() and bare not in _LOWER_OK:
+    dotted = core.endswith(".") and bare != "may"  # "jan. 15", "mar. 3": abbreviated, so a month
+    if not bare[:1].isupper() and bare not in _LOWER_OK and not dotted:
         return None
     return MONTHS.get(bare.lower())
+
+
+def quarter(core: str, words: NumberWords) -> str | None:
+    """ "2Q22", "3Q2024" -> "the second quarter of twenty-two" (a fiscal quarter, written short)."""
+    m = _QUARTER.match(core)
+    if m is None:
+        return None
+    year = m.group("y")
+    said = words.cardinal(int(year)) if len(year) == 2 and year[0] != "0" else words.year(int(year))
+    return f"the {words.ordinal(int(m.group('q')))} quarter of {said}"
+
+
+def zone(core: str) -> str | None:
+    """A time zone after a time, in any case and dotted or not ("est", "e.s.t", "PDT") -> "E S T"."""
+    bare = core.replace(".", "").upper()
+    return " ".join(bare) if bare in _ZONES else None
+
+
+def ampm_zone(core: str) -> tuple[str, str] | None:
+    """ "p.m.est" -> ("PM", "E S T"): am or pm with its time zone glued on."""
+    m = _AMPM_ZONE.match(core)
+    said = zone(m.group(2)) if m else None
+    return None if m is None or said is None else (AMPM[m.group(1).lower().rstrip(".")], said)
