@@ -174,7 +174,7 @@ class _Walk:
         if (said := td.zone(core)) and (prev.lower() in td.AMPM or re.search(r"[aApP]\.?[mM]\.?$", prev)):
             return said  # "5 pm e.s.t", "5pm est"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
-        phone = phone or td.quarter(core, w)
+        phone = phone or td.quarter(core, w) or phones.vanity(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)

@@ -296,34 +296,17 @@ ROMAN_CARDINAL_CONTEXT = frozenset(
         "bowl",
     ]
 )
-ORDINAL_NAMES = frozenset(
-    [
-        "henry",
-        "louis",
-        "george",
-        "edward",
-        "elizabeth",
-        "charles",
-        "james",
-        "william",
-        "richard",
-        "john",
-        "pope",
-        "pius",
-        "benedict",
-        "leo",
-        "paul",
-        "gregory",
-        "napoleon",
-        "philip",
-        "frederick",
-        "alexander",
-        "peter",
-        "catherine",
-        "mary",
-        "ramses",
-    ]
-)
+ORDINAL_NAMES = frozenset([
+    "henry", "louis", "george", "edward", "elizabeth", "charles", "james", "william", "richard",
+    "john", "pope", "pius", "benedict", "leo", "paul", "gregory", "napoleon", "philip", "frederick",
+    "alexander", "peter", "catherine", "mary", "ramses", "sam", "samuel", "thomas", "joseph",
+    "robert", "michael", "david", "daniel", "andrew", "anthony", "francis", "frank", "albert",
+    "alfonso", "carlos", "juan", "felipe", "ferdinand", "gustav", "olaf", "haakon", "harald",
+    "rudolf", "stephen", "victor", "wilhelm", "willem", "constantine", "cyrus", "darius", "ptolemy",
+    "amenhotep", "thutmose", "urban", "sixtus", "clement", "boniface", "innocent", "hugh", "harold",
+    "ivan", "nicholas", "otto", "casimir", "sigismund", "christian", "frederik", "margrethe",
+    "edmund", "ethelred", "baldwin", "kamehameha", "rama", "mohammed", "hassan", "abdullah"
+])  # fmt: skip
 
 TLDS = frozenset(
     [

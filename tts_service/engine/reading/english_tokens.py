@@ -185,12 +185,22 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     return f"{w.cardinal(n)} over {w.cardinal(b)}"
 
 
+def _regnal(core: str, ctx: Context) -> bool:
+    """After a given name ("Henry VIII", "Sam II"), or a given name and a surname ("Henry Ford II")."""
+    if ctx.prev() in ORDINAL_NAMES:
+        return True
+    return (
+        len(core) >= 2
+        and ctx.prev(2) in ORDINAL_NAMES
+        and ctx.prev_raw[1:].islower()
+        and ctx.prev_raw.istitle()
+    )
+
+
 def _roman(core: str, ctx: Context) -> int | None:
     if not core or _ROMAN.match(core) is None or (core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT):
         return None
-    if len(core) == 1 and ctx.prev() not in ROMAN_CARDINAL_CONTEXT and ctx.prev() not in ORDINAL_NAMES:
-        return None
-    if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and ctx.prev() not in ORDINAL_NAMES:
+    if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx):
         return None
     total = 0
     for a, b in zip(core, core[1:] + " ", strict=True):
@@ -320,7 +330,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return f"{w.letters(a)} and {w.letters(b)}".strip()
     roman = _roman(core, ctx)
     if roman is not None:
-        if ctx.prev() in ORDINAL_NAMES:
+        if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(core, ctx):
             return "the " + w.ordinal(roman)
         return w.cardinal(roman)
     return read_acronym(core, w)
