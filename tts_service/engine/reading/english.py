@@ -328,6 +328,7 @@ class _Walk:
             return 0
         for k in range(i + 2, min(i + 5, len(self.cores))):
             bare = self.core(k).rstrip(".")
+            bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
             name = self.core(k - 1)
             if (
                 bare in STREET_WORDS

@@ -60,6 +60,7 @@ RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V",
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
+_LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
 
 
@@ -307,6 +308,10 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         street = False  # "9 N Main St", "708 N 1st St"
     if bare.islower() and bare.title() in _LOWER_STREET and ctx.prev_raw[:1].isupper():
         return STREET_WORDS[bare.title()]  # "San Tomas hwy"
+    if bare in _LOWER_SHORT and (
+        _ORDINAL.match(ctx.prev_raw) or (ctx.prev_raw.istitle() and any(b.isdigit() for b in ctx.before[:-1]))
+    ):
+        return STREET_WORDS[bare.title()]  # "12 S 1st st", "45 Oak st": after a street's name
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated

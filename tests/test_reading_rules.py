@@ -1,0 +1,156 @@
+"""The reading of ranges, arithmetic, money, big numbers, fractions, dates, times, numerals,
+toll-free numbers and street addresses: each as a person reading aloud to a caller says it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tts_service.engine.reading import read
+
+RANGES = [
+    ("the 1960s-80s", "the nineteen sixties to eighties"),
+    ("1960s-1980s", "nineteen sixties to nineteen eighties"),
+    ("the 1990s-2000s", "the nineteen nineties to two thousands"),
+    ("Open 4:00 am - 8:12 pm", "Open four AM to eight twelve PM"),
+    ("Hours 9:30 am – 5 pm", "Hours nine thirty AM to five PM"),
+    ("Winds of 5-10 mph", "Winds of five to ten miles per hour"),
+    ("Lift 20-30 lbs daily", "Lift twenty to thirty pounds daily"),
+    ("1980-1970 kg", "one thousand nine hundred eighty to one thousand nine hundred seventy kilograms"),
+    ("From 1980-1990 we grew", "From nineteen eighty to nineteen ninety we grew"),
+    ("$250-$300", "two hundred fifty dollars to three hundred dollars"),
+    ("$15-20", "fifteen to twenty dollars"),
+    ("Score 2-1", "Score two to one"),
+]  # fmt: skip
+
+MATH = [
+    ("1-2=5", "one minus two equals five"),
+    ("1- 2 = 5", "one minus two equals five"),
+    ("9 - 4 = 5", "nine minus four equals five"),
+    ("7-3=4", "seven minus three equals four"),
+    ("2*8", "two times eight"),
+    ("3 + 4 = 7", "three plus four equals seven"),
+    ("10 / 2 = 5", "ten divided by two equals five"),
+    ("10/2=5", "ten divided by two equals five"),
+    ("x = 5", "x equals five"),
+    ("2^10", "two to the power of ten"),
+    ("6 x 7 = 42", "six times seven equals forty-two"),
+    ("x >= 5", "x greater than or equal to five"),
+    ("Step 1-", "Step one"),
+]  # fmt: skip
+
+MONEY = [
+    ("$20.500", "twenty dollars and fifty cents"),
+    ("$20.010", "twenty dollars and one cent"),
+    ("$2.000", "two dollars"),
+    ("$0.010", "one cent"),
+    ("$1.234 per share", "one point two three four dollars per share"),
+    ("$ and 5%", "dollar and five percent"),
+    ("¥30 b", "thirty billion yen"),
+    ("$5 bn", "five billion dollars"),
+    ("€2 mln", "two million euros"),
+    ("$5 B in sales", "five billion dollars in sales"),
+    ("£1.5 BN", "one point five billion pounds"),
+    ("$50.00-$100.00", "fifty dollars to one hundred dollars"),
+]  # fmt: skip
+
+CARDINALS = [
+    ("124,444,234,854,823,834,553",
+     "one hundred twenty-four quintillion four hundred forty-four quadrillion two hundred thirty-four "
+     "trillion eight hundred fifty-four billion eight hundred twenty-three million eight hundred "
+     "thirty-four thousand five hundred fifty-three"),
+    ("1,000,000,000,000,000,000", "one quintillion"),
+    ("4,000,000,000,000,000 people", "four quadrillion people"),
+    ("9,876,543,210,123", "nine trillion eight hundred seventy-six billion five hundred forty-three million "
+     "two hundred ten thousand one hundred twenty-three"),
+]  # fmt: skip
+
+FRACTIONS = [
+    ("3 5/2", "three and five halves"),
+    ("2 1/2", "two and a half"),
+    ("1 3/4 cups", "one and three quarters cups"),
+    ("4 3/8 inches", "four and three eighths inches"),
+    ("22/3", "twenty-two thirds"),
+    ("15/4 of it", "fifteen quarters of it"),
+    ("On 3/10", "On March tenth"),
+]  # fmt: skip
+
+DATES = [
+    ("jan. 15", "January fifteenth"),
+    ("sept. 3rd", "September third"),
+    ("mar. 3", "March third"),
+    ("Due oct. 1", "Due October first"),
+    ("17 may 2010", "the seventeenth of May twenty ten"),
+    ("On 3 may 2024", "On the third of May twenty twenty-four"),
+    ("you may 2 times", "you may two times"),
+    ("We grew in 2Q22", "We grew in the second quarter of twenty-two"),
+    ("Q3 2024", "Q three twenty twenty-four"),
+    ("In Q4", "In Q four"),
+    ("the 1980s", "the nineteen eighties"),
+    ("the '90s", "the nineties"),
+    ("1980 s", "nineteen eighties"),
+]  # fmt: skip
+
+TIMES = [
+    ("10:00:00 p.m.", "ten PM."),
+    ("10:15:30 pm", "ten fifteen and thirty seconds PM"),
+    ("1:59 p.m.est", "one fifty-nine PM E S T"),
+    ("1:59 p.m. e.s.t", "one fifty-nine PM E S T"),
+    ("3pm EST", "three PM E S T"),
+    ("14:10:30", "fourteen hours ten minutes and thirty seconds"),
+]  # fmt: skip
+
+ROMAN = [
+    ("Sam II", "Sam the second"),
+    ("Henry VIII", "Henry the eighth"),
+    ("Queen Elizabeth II", "Queen Elizabeth the second"),
+    ("World War II", "World War two"),
+    ("Chapter IV", "Chapter four"),
+    ("Part III", "Part three"),
+    ("Super Bowl LVII", "Super Bowl fifty-seven"),
+    ("Rocky IV", "Rocky four"),
+    ("I went to MIX and DC", "I went to M I X and D C"),
+    ("See the CV or an MD", "See the C V or an M D"),
+]  # fmt: skip
+
+PHONES = [
+    ("1-800-555-0199", "one, eight hundred, five five five, zero one nine nine"),
+    ("Call 800-555-0199", "Call eight hundred, five five five, zero one nine nine"),
+    ("1-888-555-0101", "one, eight eight eight, five five five, zero one zero one"),
+    ("1-800-GO-U-HAUL", "one, eight hundred, go, U, haul"),
+    ("1-800-FLOWERS", "one, eight hundred, flowers"),
+    ("1-800-GO-2-HAUL", "one, eight hundred, go, two, haul"),
+]  # fmt: skip
+
+ADDRESSES = [
+    ("12 S 1st st", "twelve South first Street"),
+    ("45 Oak st", "forty-five Oak Street"),
+    ("Go to 500 Main st, Apt 12", "Go to five hundred Main Street, Apartment twelve"),
+    ("It's on 5th st", "It's on fifth Street"),
+]  # fmt: skip
+
+VOICE_BOT = [
+    ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
+     "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
+     "A. B one two three four for forty-nine dollars and ninety-nine cents."),
+    ("Your refund of $1,250.00 posts on 03/15/2024 between 9:00 am - 11:30 am.",
+     "Your refund of one thousand two hundred fifty dollars posts on March fifteenth, twenty twenty-four "
+     "between nine AM to eleven thirty AM."),
+    ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
+     "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
+     "two to three percent in Q two."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("written", "spoken"),
+    RANGES + MATH + MONEY + CARDINALS + FRACTIONS + DATES + TIMES + ROMAN + PHONES + ADDRESSES + VOICE_BOT,
+)
+def test_read_as_a_person_says_it(written: str, spoken: str) -> None:
+    assert read(written).text == spoken
+
+
+@pytest.mark.parametrize("written", [text for text, _ in RANGES + MATH + MONEY + DATES + TIMES + PHONES])
+def test_every_written_token_keeps_its_own_spoken_words(written: str) -> None:
+    reading = read(written)
+    assert sum(reading.counts) == len(reading.text.split())
+    assert len(reading.written) == len(written.split())
