@@ -171,10 +171,11 @@ class _Walk:
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
-        if (said := td.zone(core)) and (prev.lower() in td.AMPM or re.search(r"[aApP]\.?[mM]\.?$", prev)):
+        if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
             return said  # "5 pm e.s.t", "5pm est"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
-        phone = phone or td.quarter(core, w) or phones.vanity(core, w)
+        if phone is None and core[0] in "12345678":
+            phone = td.quarter(core, w) or phones.vanity(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
