@@ -93,9 +93,9 @@ DATES = [
 TIMES = [
     ("10:00:00 p.m.", "ten PM."),
     ("10:15:30 pm", "ten fifteen and thirty seconds PM"),
-    ("1:59 p.m.est", "one fifty-nine PM E S T"),
-    ("1:59 p.m. e.s.t", "one fifty-nine PM E S T"),
-    ("3pm EST", "three PM E S T"),
+    ("1:59 p.m.est", "one fifty-nine PM EST"),
+    ("1:59 p.m. e.s.t", "one fifty-nine PM EST"),
+    ("3pm EST", "three PM EST"),
     ("14:10:30", "fourteen hours ten minutes and thirty seconds"),
 ]  # fmt: skip
 

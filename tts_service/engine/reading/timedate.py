@@ -167,13 +167,14 @@ def quarter(core: str, words: NumberWords) -> str | None:
 
 
 def zone(core: str) -> str | None:
-    """A time zone after a time, in any case and dotted or not ("est", "e.s.t", "PDT") -> "E S T"."""
+    """A time zone after a time, in any case and dotted or not ("est", "e.s.t", "PDT") -> "EST",
+    written as "PM" is: in capitals, the form a voice reads letter by letter."""
     bare = core.replace(".", "").upper()
-    return " ".join(bare) if bare in _ZONES else None
+    return bare if bare in _ZONES else None
 
 
 def ampm_zone(core: str) -> tuple[str, str] | None:
-    """ "p.m.est" -> ("PM", "E S T"): am or pm with its time zone glued on."""
+    """ "p.m.est" -> ("PM", "EST"): am or pm with its time zone glued on."""
     m = _AMPM_ZONE.match(core)
     said = zone(m.group(2)) if m else None
     return None if m is None or said is None else (AMPM[m.group(1).lower().rstrip(".")], said)
