@@ -154,3 +154,22 @@ def test_every_written_token_keeps_its_own_spoken_words(written: str) -> None:
     reading = read(written)
     assert sum(reading.counts) == len(reading.text.split())
     assert len(reading.written) == len(written.split())
+
+
+_LONG = "1" * 5000
+HOSTILE = [
+    "!" + _LONG, _LONG + "-", _LONG + "=1", "1," + "000," * 2000 + "000", "$" + _LONG + " bn", _LONG + " 1/2",
+    "5 " + _LONG + "/2", "2Q" + _LONG, _LONG + "." + _LONG, _LONG + " - " + _LONG + " = 5",
+    "$" + _LONG + ".000",
+    _LONG + "s-80s", _LONG + " s", "1-800-" + "A" * 5000, _LONG + "-" + _LONG + " mph", _LONG + "^2",
+    "3 + " + _LONG + " = 1", "17 may " + _LONG, "$" + "1," * 3000 + "000-$5", _LONG + "th", "$ " + _LONG,
+    _LONG + "s" + "-" * 3000 + "x",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("written", HOSTILE, ids=range(len(HOSTILE)))
+def test_a_hostile_number_in_any_of_these_rules_is_read_without_error(written: str) -> None:
+    """Digit runs past Python's int-string limit, and operators that could make a regex backtrack."""
+    reading = read(written)
+    assert sum(reading.counts) == len(reading.text.split())
+    assert not any(c.isdigit() for c in reading.text)

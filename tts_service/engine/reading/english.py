@@ -47,6 +47,7 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
                   "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
+_NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
@@ -182,6 +183,8 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
+        if spoken is None and any(c.isdigit() for c in core):  # "!1", "45º&C": no number left unread
+            spoken = numbers_in(core, w)
         return core if spoken is None else spoken
 
     def _rangeable(self, core: str) -> bool:
@@ -216,10 +219,11 @@ class _Walk:
         if cur and right[:1].isdigit():
             right = cur.group(1) + right
         if both:  # "$250-$300": each amount with its own unit, as written
-            return f"{read_money(left, w) or left} to {read_money(right, w) or right}"
+            both_said = [read_money(side, w) or numbers_in(side, w) for side in (left, right)]
+            return f"{both_said[0]} to {both_said[1]}"
         if cur:  # "$15-20": "fifteen to twenty dollars"
-            said_right = read_money(right, w) or right
-            said_left = read_money(left, w) or left
+            said_right = read_money(right, w) or numbers_in(right, w)
+            said_left = read_money(left, w) or numbers_in(left, w)
             unit = said_left.split()[-1] if said_left.split()[-1] in said_right else ""
             if unit and said_left.endswith(" " + unit) and " and " not in said_left:
                 said_left = said_left[: -len(unit) - 1]
@@ -244,7 +248,7 @@ class _Walk:
             if said is None and part.endswith("%"):
                 said = w.number(part[:-1]) + (" percent" if k == 1 else "")
             if said is None:
-                said = read_core(part, w, side) or part
+                said = read_core(part, w, side) or numbers_in(part, w)
             pieces.append(said)
         return f"{pieces[0]} to {pieces[1]}"
 
@@ -401,6 +405,11 @@ class _Walk:
         if said_unit is None:
             return 0
         return self.set(i, w.number(core), said_unit)
+
+
+def numbers_in(text: str, w: NumberWords) -> str:
+    """ "!1" -> "! one": the numbers inside a token no rule read, in words; the rest as written."""
+    return " ".join(_NUMBER_INSIDE.sub(lambda m: f" {w.number(m.group())} ", text).split())
 
 
 def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:

@@ -20,12 +20,15 @@ _OPS = {"+": "plus", "-": "minus", "−": "minus", "–": "minus", "*": "times",
 #: operators that make a run of numbers arithmetic on their own (a dash or slash alone does not)
 _CLEAR = frozenset(["*", "×", "÷", "^", "=", "<", ">", ">=", "<=", "≥", "≤", "!=", "≠"])
 _PIECE = re.compile(r"\d+(?:\.\d+)?|>=|<=|!=|[-−–+*×÷/^=<>≥≤≠]")
-_TOKEN = re.compile(r"^(?:\d+(?:\.\d+)?|>=|<=|!=|[-−–+*×÷/^=<>≥≤≠])+$")
 _GUARD = frozenset("=*×÷^<>≥≤≠")
 
 
 def _pieces(core: str) -> list[str] | None:
-    return _PIECE.findall(core) if _TOKEN.match(core) else None
+    """The numbers and operators ``core`` is made of, or None when it has anything else."""
+    if len(core) > 200 or (not core[:1].isdigit() and core[:1] not in _OPS and core[:1] != "!"):
+        return None
+    pieces: list[str] = _PIECE.findall(core)
+    return pieces if sum(map(len, pieces)) == len(core) else None
 
 
 def _said(pieces: list[str], w: NumberWords) -> str:

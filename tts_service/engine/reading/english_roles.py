@@ -238,7 +238,7 @@ def amount(core: str, w: NumberWords) -> tuple[str, bool] | None:
 def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
     """ "1", "1/2" -> "one and a half"; "2", "3/4" -> "two and three quarters"."""
     m = _MIXED.match(fraction)
-    if m is None or not whole.isdigit() or whole[0] == "0":
+    if m is None or not whole.isdigit() or whole[0] == "0" or len(whole) > 9:
         return None
     a, b = int(m.group("a")), int(m.group("b"))
     if a == b:

@@ -39,9 +39,9 @@ _MONEY = re.compile(
     r"(?P<scale>k|K|m|M|mn|MM|b|B|bn|t|T|tn)?$"
 )
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
-_ORDINAL = re.compile(r"^(?P<n>\d[\d,]*)(?:st|nd|rd|th|ST|ND|RD|TH)$")
+_ORDINAL = re.compile(r"^(?P<n>\d[\d,]{0,25})(?:st|nd|rd|th|ST|ND|RD|TH)$")
 _DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
-_FRACTION = re.compile(r"^(?P<a>\d+(?:\.\d+)?)/(?P<b>\d+)(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
+_FRACTION = re.compile(r"^(?P<a>\d{1,12}(?:\.\d+)?)/(?P<b>\d{1,12})(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
 _GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
 _FEET = re.compile(
     r"^(?P<ft>\d+)['′](?:(?P<in>\d+(?:\.\d+)?)(?:\"|″|'')?)?$|^(?P<only_in>\d+(?:\.\d+)?)(?:\"|″)$"
@@ -144,11 +144,15 @@ def _money(m: re.Match[str], w: NumberWords, scale_word: str = "") -> str:
         return f"{neg}{w.number(num)} {scale} {many}"
     if fraction and (not minor_many or len(fraction) > 2):
         return f"{neg}{w.number(num)} {many}"
-    whole = int(integer.replace(",", "") or "0")
+    plain = integer.replace(",", "") or "0"
+    if len(plain) > 15:  # a sum too long to say: its digits, in groups
+        return f"{neg}{w.number(num)} {many}"
+    whole = int(plain)
     cents = int(fraction.ljust(2, "0")) if fraction else 0
     parts = []
     if whole or not cents:
-        parts.append(f"{w.cardinal(whole)} {one if whole == 1 else many}")
+        said = w.grouped(whole) if "," in integer else w.cardinal(whole)
+        parts.append(f"{said} {one if whole == 1 else many}")
     if cents:
         parts.append(f"{w.cardinal(cents)} {minor_one if cents == 1 else minor_many}")
     return neg + " and ".join(parts)

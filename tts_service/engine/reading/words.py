@@ -80,7 +80,10 @@ class NumberWords:
 
     def decimal(self, integer: str, fraction: str) -> str:
         """("3", "14") -> "three point one four"; ("", "5") -> "zero point five"."""
-        whole = self.cardinal(int(integer.replace(",", ""))) if integer else "zero"
+        plain = integer.replace(",", "")
+        whole = (
+            (self.digit_groups(plain) if len(plain) > 21 else self.cardinal(int(plain))) if plain else "zero"
+        )
         return whole + " point " + self.digits(fraction)
 
     def number(self, text: str) -> str:
@@ -93,6 +96,8 @@ class NumberWords:
             words = self.decimal(plain, fraction)
         elif len(plain) > 1 and plain.startswith("0"):
             words = self.digits(plain)
+        elif len(plain) > (21 if "," in integer else 15):  # no quantity: an identifier, in groups
+            words = self.digit_groups(plain)
         else:
             words = self.grouped(int(plain)) if "," in integer else self.cardinal(int(plain))
         return ("minus " if neg else "") + words
