@@ -97,6 +97,9 @@ TIMES = [
     ("1:59 p.m. e.s.t", "one fifty-nine PM EST"),
     ("3pm EST", "three PM EST"),
     ("14:10:30", "fourteen hours ten minutes and thirty seconds"),
+    ("Visit at 10.30am.", "Visit at ten thirty AM."),
+    ("FY24 Q3 and FY2024", "F Y twenty-four Q three and F Y twenty twenty-four"),
+    ("See Vol. 3, Fig. 2", "See volume three, figure two"),
 ]  # fmt: skip
 
 ROMAN = [

@@ -80,7 +80,7 @@ _DOTTED = frozenset([
     "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
     "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
     "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "tue.", "tues.",
-    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon."
+    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg."
 ])  # fmt: skip
 
 
@@ -175,7 +175,7 @@ class _Walk:
         if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
             return said  # "5 pm e.s.t", "5pm est"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
-        if phone is None and core[0] in "12345678":
+        if phone is None and core[0] in "12345678F":
             phone = td.quarter(core, w) or phones.vanity(core, w)
         if phone is not None:
             return phone

@@ -98,6 +98,7 @@ ABBREVIATIONS: dict[str, str] = {
     "e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
     "approx.": "approximately", "appt.": "appointment", "ext.": "extension", "ext": "extension",
     "dept.": "department", "est.": "established", "no.": "number", "No.": "number", "w/": "with",
+    "vol.": "volume", "fig.": "figure", "pg.": "page",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
     "and/or": "and or", "24/7": "twenty-four seven", "Inc.": "Incorporated", "Corp.": "Corporation",
     "Ltd.": "Limited", "Co.": "Company", "Jan.": "January", "Feb.": "February", "Mar.": "March",

@@ -39,6 +39,8 @@ _LOWER_OK = frozenset(
      "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )  # fmt: skip
 _QUARTER = re.compile(r"^(?P<q>[1-4])Q(?P<y>\d{2}|(?:19|20)\d\d)$")
+_FISCAL = re.compile(r"^FY([1-9]\d|(?:19|20)\d\d)$")
+_DOTTED_TIME = re.compile(r"^(?:[1-9]|1[0-2])\.[0-5]\d[aApP]\.?[mM]\.?$")
 _ZONES = frozenset(["EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT", "AKST", "AKDT", "HST", "GMT",
                     "UTC", "BST", "CET", "CEST", "IST", "AEST", "ET", "CT", "MT", "PT"])  # fmt: skip
 _AMPM_ZONE = re.compile(r"^([aApP]\.?[mM]\.?)([A-Za-z][A-Za-z.]{1,7})$")
@@ -71,7 +73,10 @@ def clock(hour: int, minute: int, words: NumberWords, *, ampm: str = "", second:
 
 
 def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | None:
-    """A written time ("10:30", "7pm", "7:05p.m.", "19:45:10"), with the next token's am/pm if any."""
+    """A written time ("10:30", "7pm", "7:05p.m.", "19:45:10", "10.30am"), with the next token's
+    am/pm if any."""
+    if "." in core[:3] and _DOTTED_TIME.match(core):
+        core = core.replace(".", ":", 1)  # "10.30am": the period is the colon, am/pm says so
     m = _TIME.match(core)
     if m is None:
         return None
@@ -157,10 +162,15 @@ def month_number(core: str) -> int | None:
 
 
 def quarter(core: str, words: NumberWords) -> str | None:
-    """ "2Q22", "3Q2024" -> "the second quarter of twenty-two" (a fiscal quarter, written short)."""
+    """ "2Q22", "3Q2024" -> "the second quarter of twenty-two" (a fiscal quarter, written short);
+    "FY24", "FY2024" -> "F Y twenty-four" (a fiscal year)."""
     m = _QUARTER.match(core)
     if m is None:
-        return None
+        fiscal = _FISCAL.match(core)
+        if fiscal is None:
+            return None
+        year = fiscal.group(1)
+        return "F Y " + (words.cardinal(int(year)) if len(year) == 2 else words.year(int(year)))
     year = m.group("y")
     said = words.cardinal(int(year)) if len(year) == 2 and year[0] != "0" else words.year(int(year))
     return f"the {words.ordinal(int(m.group('q')))} quarter of {said}"
