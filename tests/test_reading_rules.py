@@ -35,6 +35,8 @@ MATH = [
     ("2^10", "two to the power of ten"),
     ("6 x 7 = 42", "six times seven equals forty-two"),
     ("x >= 5", "x greater than or equal to five"),
+    ("y = 2x + 3", "y equals two x plus three"),
+    ("Buy 2x now", "Buy two times now"),
     ("Step 1-", "Step one"),
 ]  # fmt: skip
 

@@ -160,8 +160,8 @@ class _Walk:
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
             return "to"
-        if (said := math.expression(core, self.w)) is not None:  # "1-2=5", "2^10"
-            return said
+        if (said := math.expression(core, w) or math.term(core, prev, self.core(i + 1), w)) is not None:
+            return said  # "1-2=5", "2^10", "y = 2x + 3"
         if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
             return head  # "Step 1-": the number, never left as written
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):

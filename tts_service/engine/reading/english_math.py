@@ -10,7 +10,7 @@ import re
 from tts_service.engine.reading.english_spans import Walk
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["expression", "spaced_expression"]
+__all__ = ["expression", "spaced_expression", "term"]
 
 _OPS = {"+": "plus", "-": "minus", "−": "minus", "–": "minus", "*": "times", "×": "times", "x": "times",
         "÷": "divided by", "/": "divided by", "^": "to the power of", "=": "equals", "<": "less than",
@@ -75,3 +75,15 @@ def spaced_expression(walk: Walk, i: int) -> int:
     if len(tokens) < 2 or not _well_formed(flat, ends=True) or not _CLEAR.intersection(flat[1::2]):
         return 0
     return walk.set(i, *(_said(t, walk.w) for t in tokens))
+
+
+_TERM = re.compile(r"^(\d{1,6})([a-z])$")
+_SIGNS = frozenset(["=", "+", "-", "−", "–", "<", ">", "≤", "≥", "*", "/", "÷"])
+
+
+def term(core: str, before: str, after: str, w: NumberWords) -> str | None:
+    """ "y = 2x + 3": a number times a letter, next to an operator, is "two x", not "two times"."""
+    m = _TERM.match(core)
+    if m is None or (before not in _SIGNS and after not in _SIGNS):
+        return None
+    return f"{w.number(m.group(1))} {m.group(2)}"
