@@ -131,6 +131,9 @@ ADDRESSES = [
     ("45 Oak st", "forty-five Oak Street"),
     ("Go to 500 Main st, Apt 12", "Go to five hundred Main Street, Apartment twelve"),
     ("It's on 5th st", "It's on fifth Street"),
+    ("456 Elm st apt 2B", "four fifty-six Elm Street Apartment two B"),
+    ("PO Box 4521", "P O Box forty-five twenty-one"),
+    ("350 W 42nd st", "three fifty West forty-second Street"),
 ]  # fmt: skip
 
 VOICE_BOT = [

@@ -316,6 +316,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         _ORDINAL.match(ctx.prev_raw) or (ctx.prev_raw.istitle() and any(b.isdigit() for b in ctx.before[:-1]))
     ):
         return STREET_WORDS[bare.title()]  # "12 S 1st st", "45 Oak st": after a street's name
+    if bare in ("apt", "ste", "bldg", "rm") and (ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"):
+        return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110"
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
