@@ -84,6 +84,8 @@ DATES = [
     ("17 may 2010", "the seventeenth of May twenty ten"),
     ("On 3 may 2024", "On the third of May twenty twenty-four"),
     ("you may 2 times", "you may two times"),
+    ("may 17, 2010", "May seventeenth, twenty ten"),
+    ("Due by may 3", "Due by May third"),
     ("We grew in 2Q22", "We grew in the second quarter of twenty-two"),
     ("Q3 2024", "Q three twenty twenty-four"),
     ("In Q4", "In Q four"),
@@ -113,6 +115,9 @@ ROMAN = [
     ("Part III", "Part three"),
     ("Super Bowl LVII", "Super Bowl fifty-seven"),
     ("Rocky IV", "Rocky four"),
+    ("Final Fantasy VII and Apollo XI", "Final Fantasy seven and Apollo eleven"),
+    ("Henry VIII's wives", "Henry the eighth's wives"),
+    ("After WWII", "After World War two"),
     ("I went to MIX and DC", "I went to M I X and D C"),
     ("See the CV or an MD", "See the C V or an M D"),
 ]  # fmt: skip

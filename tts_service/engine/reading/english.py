@@ -47,6 +47,7 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
                   "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
+_DATE_WORDS = frozenset(["on", "by", "until", "till", "since", "from", "before", "after", "of", "in"])
 _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
@@ -256,7 +257,7 @@ class _Walk:
 
     def multi(self, i: int) -> int:
         core = self.cores[i]
-        if not any(c.isnumeric() for c in core) and td.month_number(core) is None:
+        if not any(c.isnumeric() for c in core) and td.month_number(core) is None and core != "may":
             return 0  # every rule over several tokens starts at a number or a month
         return (
             math.spaced_expression(self, i)
@@ -302,6 +303,9 @@ class _Walk:
     def _month_day(self, i: int) -> int:
         month = td.month_number(self.core(i))
         day = self._day_of_month(self.core(i + 1))
+        if month is None and self.core(i) == "may" and day is not None:  # "may 17, 2010", "by may 3"
+            dated = self.core(i - 1).lower() in _DATE_WORDS or self._year_at(i + 2) is not None
+            month = 5 if dated and self.trail(i + 1) in ("", ",") else None
         if month is None or day is None or self.trail(i):
             return 0
         name = MONTH_NAMES[month - 1]

@@ -101,6 +101,7 @@ ABBREVIATIONS: dict[str, str] = {
     "vol.": "volume", "fig.": "figure", "pg.": "page",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
     "and/or": "and or", "24/7": "twenty-four seven", "Inc.": "Incorporated", "Corp.": "Corporation",
+    "WWI": "World War one", "WWII": "World War two",
     "Ltd.": "Limited", "Co.": "Company", "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",

@@ -205,8 +205,9 @@ def _regnal(core: str, ctx: Context) -> bool:
 def _roman(core: str, ctx: Context) -> int | None:
     if not core or _ROMAN.match(core) is None or (core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT):
         return None
-    if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx):
-        return None
+    titled = ctx.prev_raw.istitle() and ctx.prev_raw.isalpha() and re.match(r"^[IVX]{2,6}$", core)
+    if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx) and not titled:
+        return None  # "Final Fantasy VII", "Apollo XI": a numeral of I, V, X after a name is a number
     total = 0
     for a, b in zip(core, core[1:] + " ", strict=True):
         va, vb = _ROMAN_VALUES[a], _ROMAN_VALUES.get(b, 0)
@@ -339,11 +340,12 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
         return f"{w.letters(a)} and {w.letters(b)}".strip()
-    roman = _roman(core, ctx)
+    stem, owner = (core[:-2], core[-2:]) if core.endswith(("'s", "’s")) else (core, "")  # "Henry VIII's"
+    roman = _roman(stem, ctx)
     if roman is not None:
-        if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(core, ctx):
-            return "the " + w.ordinal(roman)
-        return w.cardinal(roman)
+        if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(stem, ctx):
+            return "the " + w.ordinal(roman) + owner
+        return w.cardinal(roman) + owner
     return read_acronym(core, w)
 
 
