@@ -100,6 +100,7 @@ TIMES = [
     ("1:59 p.m.est", "one fifty-nine PM EST"),
     ("1:59 p.m. e.s.t", "one fifty-nine PM EST"),
     ("3pm EST", "three PM EST"),
+    ("At 7 p.m. ET", "At seven PM E T"),
     ("14:10:30", "fourteen hours ten minutes and thirty seconds"),
     ("Visit at 10.30am.", "Visit at ten thirty AM."),
     ("FY24 Q3 and FY2024", "F Y twenty-four Q three and F Y twenty twenty-four"),

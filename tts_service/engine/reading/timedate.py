@@ -180,7 +180,9 @@ def zone(core: str) -> str | None:
     """A time zone after a time, in any case and dotted or not ("est", "e.s.t", "PDT") -> "EST",
     written as "PM" is: in capitals, the form a voice reads letter by letter."""
     bare = core.replace(".", "").upper()
-    return bare if bare in _ZONES else None
+    if bare not in _ZONES:
+        return None
+    return " ".join(bare) if len(bare) == 2 else bare  # "ET" is no word: "E T"
 
 
 def ampm_zone(core: str) -> tuple[str, str] | None:
