@@ -53,6 +53,9 @@ MONEY = [
     ("$5 B in sales", "five billion dollars in sales"),
     ("£1.5 BN", "one point five billion pounds"),
     ("$50.00-$100.00", "fifty dollars to one hundred dollars"),
+    ("Pay USD 50 or EUR 1,200.50", "Pay fifty dollars or one thousand two hundred euros and fifty cents"),
+    ("pay USD 5 million now", "pay five million dollars now"),
+    ("CA$20 and AU$5", "twenty Canadian dollars and five Australian dollars"),
 ]  # fmt: skip
 
 CARDINALS = [

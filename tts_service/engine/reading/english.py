@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from tts_service.engine.reading import english_math as math
+from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
@@ -257,8 +258,17 @@ class _Walk:
 
     def multi(self, i: int) -> int:
         core = self.cores[i]
+        if core in CURRENCY_CODES and not self.trail(i):  # "USD 50": "fifty dollars"
+            scale = SCALES.get(self.core(i + 2), "") if not self.trail(i + 1) else ""
+            said = amounts.code_amount(core, self.core(i + 1), self.w, scale)
+            if said is None:
+                return 0
+            if scale:  # "USD 5 million": "five", "million dollars"
+                number, _, unit = said.partition(" " + scale + " ")
+                return self.set(i, "", number, scale + " " + unit)
+            return self.set(i, "", said)
         if not any(c.isnumeric() for c in core) and td.month_number(core) is None and core != "may":
-            return 0  # every rule over several tokens starts at a number or a month
+            return 0  # every rule over several tokens starts at a number or a month (or a currency)
         return (
             math.spaced_expression(self, i)
             or spans.grouped_id(self, i)
@@ -371,8 +381,8 @@ class _Walk:
             return 0
         w = self.w
         scale = _SPACED_SCALES.get(nxt.lower())
-        if scale and (money := read_money(core, w, scale)) is not None:
-            number, _, unit = money.partition(" " + scale + " ")  # "$5 bn", "¥30 b", "€2 mln"
+        if scale and (scaled := read_money(core, w, scale)) is not None:
+            number, _, unit = scaled.partition(" " + scale + " ")  # "$5 bn", "¥30 b", "€2 mln"
             return self.set(i, number, scale + " " + unit)
         if nxt in SCALES and len(nxt) > 2:  # "$3.4 billion", "2.5 million"
             money = read_money(core, w, SCALES[nxt])

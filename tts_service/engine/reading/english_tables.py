@@ -17,6 +17,8 @@ CURRENCY_SYMBOLS: dict[str, tuple[str, str, str, str]] = {
     "US$": ("US dollar", "US dollars", "cent", "cents"),
     "C$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
     "A$": ("Australian dollar", "Australian dollars", "cent", "cents"),
+    "CA$": ("Canadian dollar", "Canadian dollars", "cent", "cents"),
+    "AU$": ("Australian dollar", "Australian dollars", "cent", "cents"),
     "€": ("euro", "euros", "cent", "cents"),
     "£": ("pound", "pounds", "penny", "pence"),
     "¥": ("yen", "yen", "", ""),

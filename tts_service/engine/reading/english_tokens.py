@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
+from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
     ACRONYM_WORDS,
-    CURRENCY_SYMBOLS,
     DIGIT_CONTEXT,
     MONTH_NAMES,
     ORDINAL_NAMES,
@@ -29,15 +29,9 @@ from tts_service.engine.reading.english_tables import (
 from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["Context", "read_core", "read_number", "unit_words"]
+__all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
 
-NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _NUMBER = re.compile(rf"^[-−+]?(?:{NUM})$")
-_CUR = "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
-_MONEY = re.compile(
-    rf"^(?P<neg>[-−+]?)(?:(?P<cur>{_CUR})(?P<num>{NUM})|(?P<num2>{NUM})(?P<cur2>[€£¥₹]))"
-    r"(?P<scale>k|K|m|M|mn|MM|b|B|bn|t|T|tn)?$"
-)
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
 _ORDINAL = re.compile(r"^(?P<n>\d[\d,]{0,25})(?:st|nd|rd|th|ST|ND|RD|TH)$")
 _DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
@@ -130,37 +124,6 @@ def _year_like(ctx: Context) -> bool:
         return True
     nxt = ctx.next_word
     return not nxt or not nxt[0].isalpha() or nxt in ("and", "or", "to", "when", "was", "is", "we", "i")
-
-
-def _money(m: re.Match[str], w: NumberWords, scale_word: str = "") -> str:
-    one, many, minor_one, minor_many = CURRENCY_SYMBOLS[m.group("cur") or m.group("cur2")]
-    num = m.group("num") or m.group("num2")
-    neg = "minus " if m.group("neg") in ("-", "−") else ""
-    scale = SCALES.get(m.group("scale") or "", "") or scale_word
-    integer, _, fraction = num.partition(".")
-    if len(fraction) > 2 and not fraction[2:].strip("0"):
-        fraction, num = fraction[:2], num[: len(num) - len(fraction) + 2]  # "$20.500": fifty cents
-    if scale:
-        return f"{neg}{w.number(num)} {scale} {many}"
-    if fraction and (not minor_many or len(fraction) > 2):
-        return f"{neg}{w.number(num)} {many}"
-    plain = integer.replace(",", "") or "0"
-    if len(plain) > 15:  # a sum too long to say: its digits, in groups
-        return f"{neg}{w.number(num)} {many}"
-    whole = int(plain)
-    cents = int(fraction.ljust(2, "0")) if fraction else 0
-    parts = []
-    if whole or not cents:
-        said = w.grouped(whole) if "," in integer else w.cardinal(whole)
-        parts.append(f"{said} {one if whole == 1 else many}")
-    if cents:
-        parts.append(f"{w.cardinal(cents)} {minor_one if cents == 1 else minor_many}")
-    return neg + " and ".join(parts)
-
-
-def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
-    m = _MONEY.match(core)
-    return None if m is None else _money(m, w, scale_word)
 
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
@@ -350,8 +313,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 
 def _joined_head(part: str, w: NumberWords) -> str | None:
-    if (m := _MONEY.match(part)) is not None:
-        return _money(m, w)
+    if (said := read_money(part, w)) is not None:
+        return said
     if _NUMBER.match(part) or _DECADE.match(part):
         return _read_numeric(part, w, Context((), "", ""))
     return None
