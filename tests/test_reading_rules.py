@@ -20,6 +20,10 @@ RANGES = [
     ("$250-$300", "two hundred fifty dollars to three hundred dollars"),
     ("$15-20", "fifteen to twenty dollars"),
     ("Score 2-1", "Score two to one"),
+    ("between 9-11 am.", "between nine and eleven AM."),
+    ("between 5 - 10 people", "between five and ten people"),
+    ("between $5-$10", "between five dollars and ten dollars"),
+    ("Open 9:30-11:15 pm", "Open nine thirty to eleven fifteen PM"),
 ]  # fmt: skip
 
 MATH = [
@@ -55,6 +59,7 @@ MONEY = [
     ("$50.00-$100.00", "fifty dollars to one hundred dollars"),
     ("Pay USD 50 or EUR 1,200.50", "Pay fifty dollars or one thousand two hundred euros and fifty cents"),
     ("pay USD 5 million now", "pay five million dollars now"),
+    ("It's 2 for $5, or 3/$10.", "It's two for five dollars, or three for ten dollars."),
     ("CA$20 and AU$5", "twenty Canadian dollars and five Australian dollars"),
 ]  # fmt: skip
 
@@ -151,7 +156,7 @@ VOICE_BOT = [
      "A. B one two three four for forty-nine dollars and ninety-nine cents."),
     ("Your refund of $1,250.00 posts on 03/15/2024 between 9:00 am - 11:30 am.",
      "Your refund of one thousand two hundred fifty dollars posts on March fifteenth, twenty twenty-four "
-     "between nine AM to eleven thirty AM."),
+     "between nine AM and eleven thirty AM."),
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),

@@ -126,6 +126,9 @@ class _Walk:
                 self.out[i] = self.single(i)
                 taken = 1
             i += taken
+        for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
+            if said and " to " in said and self.core(k - 1).lower() == "between" and "-" in self.cores[k]:
+                self.out[k] = said.replace(" to ", " and ", 1)
         return [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
 
     def _wrap(self, i: int, spoken: str | None) -> str:
@@ -161,7 +164,7 @@ class _Walk:
         prev = self.core(i - 1)
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
-            return "to"
+            return "and" if self.core(i - 3 if after_ampm else i - 2).lower() == "between" else "to"
         if (said := math.expression(core, w) or math.term(core, prev, self.core(i + 1), w)) is not None:
             return said  # "1-2=5", "2^10", "y = 2x + 3"
         if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
@@ -178,7 +181,7 @@ class _Walk:
             return said  # "5 pm e.s.t", "5pm est"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
         if phone is None and core[0] in "12345678F":
-            phone = td.quarter(core, w) or phones.vanity(core, w)
+            phone = td.quarter(core, w) or phones.vanity(core, w) or amounts.deal(core, w)
         if phone is not None:
             return phone
         ranged = self._range(core, ctx)
@@ -291,16 +294,18 @@ class _Walk:
             nxt = zoned[0].lower()
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
-        said = td.read_time(
-            re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", self.core(i)), self.w, next_ampm=td.AMPM[nxt]
-        )
-        if said is None and _PLAIN_INT.match(self.core(i)) and 1 <= int(self.core(i)) <= 12:
-            said = self.w.cardinal(int(self.core(i)))
-        else:
-            said = None if said is None else said.rsplit(" ", 1)[0]
-        if said is None:
+        sides = [self._clock(part, td.AMPM[nxt]) for part in re.split(r"[-–]", self.core(i), maxsplit=1)]
+        if None in sides:  # "9-11 am", "9:30-11:15 pm": both ends take the am or pm
             return 0
+        said = " to ".join(s for s in sides if s)
         return self.set(i, said, td.AMPM[nxt] + (" " + zoned[1] if zoned else ""))
+
+    def _clock(self, core: str, ampm: str) -> str | None:
+        """ "7", "7:30", "7.30" before am/pm, said without it; None when it is no hour."""
+        said = td.read_time(re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", core), self.w, next_ampm=ampm)
+        if said is None and _PLAIN_INT.match(core) and 1 <= int(core) <= 12:
+            return self.w.cardinal(int(core))
+        return None if said is None else said.rsplit(" ", 1)[0]
 
     def _day_of_month(self, core: str) -> int | None:
         m = re.match(r"^(\d{1,2})(?:st|nd|rd|th)?$", core)

@@ -10,7 +10,7 @@ import re
 from tts_service.engine.reading.english_tables import CURRENCY_CODES, CURRENCY_SYMBOLS, SCALES
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["NUM", "amount_words", "code_amount", "read_money"]
+__all__ = ["NUM", "amount_words", "code_amount", "deal", "read_money"]
 
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _CUR = "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
@@ -18,6 +18,7 @@ _MONEY = re.compile(
     rf"^(?P<neg>[-−+]?)(?:(?P<cur>{_CUR})(?P<num>{NUM})|(?P<num2>{NUM})(?P<cur2>[€£¥₹]))"
     r"(?P<scale>k|K|m|M|mn|MM|b|B|bn|t|T|tn)?$"
 )
+_DEAL = re.compile(r"^(?P<n>[1-9]\d?)/(?P<price>[$€£]\d[\d,.]*)$")
 _AMOUNT = re.compile(rf"^(?P<neg>[-−+]?)(?P<num>{NUM})$")
 
 
@@ -66,3 +67,10 @@ def code_amount(code: str, core: str, w: NumberWords, scale: str = "") -> str | 
         return None
     neg = "minus " if m.group("neg") in ("-", "−") else ""
     return amount_words(m.group("num"), forms, w, neg=neg, scale=scale)
+
+
+def deal(core: str, w: NumberWords) -> str | None:
+    """ "3/$10" -> "three for ten dollars": so many for a price."""
+    m = _DEAL.match(core)
+    price = read_money(m.group("price"), w) if m else None
+    return None if m is None or price is None else f"{w.cardinal(int(m.group('n')))} for {price}"
