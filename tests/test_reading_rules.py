@@ -98,6 +98,9 @@ DATES = [
     ("Q3 2024", "Q three twenty twenty-four"),
     ("In Q4", "In Q four"),
     ("the 1980s", "the nineteen eighties"),
+    ("Closed Dec 24-26", "Closed December twenty-fourth to twenty-sixth"),
+    ("March 3 - 5, 2025", "March third to fifth, twenty twenty-five"),
+    ("Lunch noon-2pm", "Lunch noon to two PM"),
     ("the '90s", "the nineties"),
     ("1980 s", "nineteen eighties"),
 ]  # fmt: skip

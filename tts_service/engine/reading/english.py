@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_dates as dates
 from tts_service.engine.reading import english_math as math
 from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
@@ -21,7 +22,6 @@ from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
     DAYS,
-    MONTH_NAMES,
     SCALES,
     STATES,
     STREET_WORDS,
@@ -48,7 +48,6 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
                   "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
-_DATE_WORDS = frozenset(["on", "by", "until", "till", "since", "from", "before", "after", "of", "in"])
 _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
@@ -198,6 +197,7 @@ class _Walk:
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
             or _DECADE.match(core) is not None
+            or core.lower() in ("noon", "midnight")
             or (td.month_number(core) is not None and len(core) >= 3)
             or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?|st|nd|rd|th)$", core) is not None
         )
@@ -277,8 +277,8 @@ class _Walk:
             or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
-            or self._month_day(i)
-            or self._day_month(i)
+            or dates.month_day(self, i)
+            or dates.day_month(self, i)
             or self._house_number(i)
             or self._spaced_decade(i)
             or spans.dimensions(self, i)
@@ -306,45 +306,6 @@ class _Walk:
         if said is None and _PLAIN_INT.match(core) and 1 <= int(core) <= 12:
             return self.w.cardinal(int(core))
         return None if said is None else said.rsplit(" ", 1)[0]
-
-    def _day_of_month(self, core: str) -> int | None:
-        m = re.match(r"^(\d{1,2})(?:st|nd|rd|th)?$", core)
-        return int(m.group(1)) if m and 1 <= int(m.group(1)) <= 31 else None
-
-    def _year_at(self, k: int) -> int | None:
-        core = self.core(k)
-        return int(core) if re.match(r"^(1[1-9]|20)\d\d$", core) else None
-
-    def _month_day(self, i: int) -> int:
-        month = td.month_number(self.core(i))
-        day = self._day_of_month(self.core(i + 1))
-        if month is None and self.core(i) == "may" and day is not None:  # "may 17, 2010", "by may 3"
-            dated = self.core(i - 1).lower() in _DATE_WORDS or self._year_at(i + 2) is not None
-            month = 5 if dated and self.trail(i + 1) in ("", ",") else None
-        if month is None or day is None or self.trail(i):
-            return 0
-        name = MONTH_NAMES[month - 1]
-        year = self._year_at(i + 2) if self.trail(i + 1) in ("", ",") else None
-        if year is not None:
-            return self.set(i, name, self.w.ordinal(day), self.w.year(year))
-        return self.set(i, name, self.w.ordinal(day))
-
-    def _day_month(self, i: int) -> int:
-        day = self._day_of_month(self.core(i))
-        k = i + 2 if self.core(i + 1).lower() == "of" else i + 1
-        month = td.month_number(self.core(k))
-        if month is None and self.core(k) == "may" and self._year_at(k + 1) is not None:
-            month = 5  # "17 may 2010": between a day and a year "may" is the month
-        if day is None or month is None or self.trail(i):
-            return 0
-        the = "" if self.core(i - 1).lower() == "the" else "the "
-        said = [the + self.w.ordinal(day)] + (["of"] if k == i + 2 else [])
-        said[-1] += "" if k == i + 2 else " of"
-        said.append(MONTH_NAMES[month - 1])
-        year = self._year_at(k + 1) if not self.trail(k) or self.trail(k) == "," else None
-        if year is not None:
-            said.append(self.w.year(year))
-        return self.set(i, *said)
 
     def _house_number(self, i: int) -> int:
         core = self.core(i)
