@@ -24,6 +24,7 @@ RANGES = [
     ("between 5 - 10 people", "between five and ten people"),
     ("between $5-$10", "between five dollars and ten dollars"),
     ("Open 9:30-11:15 pm", "Open nine thirty to eleven fifteen PM"),
+    ("5pm-7 pm", "five PM to seven PM"),
 ]  # fmt: skip
 
 MATH = [

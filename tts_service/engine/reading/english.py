@@ -301,7 +301,9 @@ class _Walk:
         return self.set(i, said, td.AMPM[nxt] + (" " + zoned[1] if zoned else ""))
 
     def _clock(self, core: str, ampm: str) -> str | None:
-        """ "7", "7:30", "7.30" before am/pm, said without it; None when it is no hour."""
+        """ "7", "7:30", "7.30" before am/pm, said without it ("5pm" keeps its own); None when no hour."""
+        if core[-1:] in "mM" and (own := td.read_time(core, self.w)) is not None:
+            return own  # "5pm-7 pm": "five PM to seven PM"
         said = td.read_time(re.sub(r"^(\d{1,2})\.(\d\d)$", r"\1:\2", core), self.w, next_ampm=ampm)
         if said is None and _PLAIN_INT.match(core) and 1 <= int(core) <= 12:
             return self.w.cardinal(int(core))
