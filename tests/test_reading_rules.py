@@ -140,6 +140,7 @@ PHONES = [
     ("Call 800-555-0199", "Call eight hundred, five five five, zero one nine nine"),
     ("1-888-555-0101", "one, eight eight eight, five five five, zero one zero one"),
     ("1-800-GO-U-HAUL", "one, eight hundred, go, U, haul"),
+    ("1-800-555-0199 x123", "one, eight hundred, five five five, zero one nine nine extension one two three"),
     ("1-800-FLOWERS", "one, eight hundred, flowers"),
     ("1-800-GO-2-HAUL", "one, eight hundred, go, two, haul"),
 ]  # fmt: skip

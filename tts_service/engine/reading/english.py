@@ -178,6 +178,12 @@ class _Walk:
             return w.digits(core)
         if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
             return said  # "5 pm e.s.t", "5pm est"
+        if (
+            core[0] in "xX"
+            and (ext := re.match(r"^[xX](\d{1,6})$", core))
+            and sum(map(str.isdigit, prev)) >= 7
+        ):
+            return "extension " + w.digits(ext.group(1))  # "555-0199 x123"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
         if phone is None and core[0] in "12345678F":
             phone = td.quarter(core, w) or phones.vanity(core, w) or amounts.deal(core, w)
