@@ -71,6 +71,10 @@ CARDINALS = [
      "thirty-four thousand five hundred fifty-three"),
     ("1,000,000,000,000,000,000", "one quintillion"),
     ("4,000,000,000,000,000 people", "four quadrillion people"),
+    ("1,2,3", "one, two, three"),
+    ("1000000 people and 2500000 more", "one million people and two million five hundred thousand more"),
+    ("Account 4471002", "Account four four seven one zero zero two"),
+    ("~5 min or ≈$20", "about five minutes or about twenty dollars"),
     ("9,876,543,210,123", "nine trillion eight hundred seventy-six billion five hundred forty-three million "
      "two hundred ten thousand one hundred twenty-three"),
 ]  # fmt: skip

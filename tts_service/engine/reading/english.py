@@ -39,6 +39,7 @@ __all__ = ["read_tokens"]
 
 _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
+_AMOUNT_START = frozenset("0123456789$€£¥")
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
@@ -55,8 +56,10 @@ _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£
 def split_token(token: str) -> tuple[str, str, str]:
     """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
     start, end = 0, len(token)
-    while start < end and token[start] in _LEAD:
-        start += 1
+    while start < end and (
+        token[start] in _LEAD or (token[start] in "~≈" and token[start + 1 : start + 2] in _AMOUNT_START)
+    ):
+        start += 1  # "~5 min", "≈$20": the sign is said "about" before the amount
     while end > start and token[end - 1] in _TRAIL:
         end -= 1
     core = token[start:end]
@@ -140,6 +143,8 @@ class _Walk:
             return ""
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
+        if "~" in lead or "≈" in lead:
+            lead = lead.replace("~", "about ").replace("≈", "about ")
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
         if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
@@ -397,7 +402,8 @@ class _Walk:
 
 def numbers_in(text: str, w: NumberWords) -> str:
     """ "!1" -> "! one": the numbers inside a token no rule read, in words; the rest as written."""
-    return " ".join(_NUMBER_INSIDE.sub(lambda m: f" {w.number(m.group())} ", text).split())
+    spaced = " ".join(_NUMBER_INSIDE.sub(lambda m: f" {w.number(m.group())} ", text).split())
+    return re.sub(r" ([,.;:!?])", r"\1", spaced)  # "1,2,3": "one, two, three"
 
 
 def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:

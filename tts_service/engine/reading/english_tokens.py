@@ -113,7 +113,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if (
         plain in _SERVICE_NUMBERS
         or (len(plain) > 1 and plain[0] == "0")
-        or (len(plain) >= 7 and "," not in body)
+        or (len(plain) >= 7 and "," not in body and len(plain.rstrip("0")) > 3)  # "1000000" is a million
     ):
         return sign + w.digits(plain)
     return sign + w.cardinal(int(plain))
