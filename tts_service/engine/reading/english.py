@@ -183,6 +183,8 @@ class _Walk:
             return w.digits(core)
         if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
             return said  # "5 pm e.s.t", "5pm est"
+        if core in ("#", "*") and prev.lower() in ("press", "hit", "dial", "enter", "tap"):
+            return "pound" if core == "#" else "star"  # the phone's keys
         if (
             core[0] in "xX"
             and (ext := re.match(r"^[xX](\d{1,6})$", core))
@@ -209,13 +211,14 @@ class _Walk:
             or td.day_name(core) is not None
             or _DECADE.match(core) is not None
             or core.lower() in ("noon", "midnight")
+            or re.match(r"^(?:0?[1-9]|1[0-2])/\d{1,2}(?:/\d{2}|/\d{4})?$", core) is not None  # "11/28–11/30"
             or (td.month_number(core) is not None and len(core) >= 3)
             or re.match(r"^\d{1,2}(?:[aApP]\.?[mM]\.?|st|nd|rd|th)$", core) is not None
         )
 
     def _range(self, core: str, ctx: Context) -> str | None:
         m = re.match(r"^([^-–—]+)[-–—]([^-–—]+)$", core)
-        if m is None:
+        if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
@@ -247,7 +250,7 @@ class _Walk:
         ampm = re.search(r"([aApP]\.?[mM]\.?)$", right)
         pieces = []
         for k, part in enumerate((left, right)):
-            side = Context(ctx.before, "", "") if k == 0 else ctx
+            side = Context(ctx.before, "", "", prev_raw=ctx.prev_raw) if k == 0 else ctx
             said = DAYS.get(part.lower()) if part[:1].isupper() else None
             if said is None and (":" in part or re.search(r"[aApP]\.?[mM]\.?$", part)):
                 said = td.read_time(part, w)
