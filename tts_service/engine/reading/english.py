@@ -49,6 +49,7 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
                   "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
+_ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
@@ -200,8 +201,8 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
-        if spoken is None and any(c.isdigit() for c in core):  # "!1", "45º&C": no number left unread
-            spoken = numbers_in(core, w)
+        if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
+            spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
         return core if spoken is None else spoken
 
     def _rangeable(self, core: str) -> bool:
