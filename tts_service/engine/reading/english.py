@@ -51,7 +51,7 @@ _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
-_NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
+_NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
 def split_token(token: str) -> tuple[str, str, str]:
@@ -193,7 +193,7 @@ class _Walk:
         ):
             return "extension " + w.digits(ext.group(1))  # "555-0199 x123"
         phone = phones.phone_one(core, w) or td.named_date(core, w) or td.letter_days(core)
-        if phone is None and core[0] in "12345678F":
+        if phone is None and core[0] in "12345678FQ":
             phone = td.quarter(core, w) or phones.vanity(core, w) or amounts.deal(core, w)
         if phone is not None:
             return phone
@@ -227,7 +227,8 @@ class _Walk:
         if glued and unit:  # "2-5lb": "two to five pounds"
             return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
         places = [place_code(part, ctx.before[-3:], self.w) for part in (left, right)]
-        if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha():  # "gates A1-A20"
+        thousands = left[-1:] in "kK" and right[-1:] in "kK"  # "10K-20K" is no seat
+        if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha() and not thousands:
             return f"{places[0]} to {places[1]}"
         if not (self._rangeable(left) and self._rangeable(right)):
             return None

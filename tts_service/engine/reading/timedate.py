@@ -39,6 +39,7 @@ _LOWER_OK = frozenset(
      "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )  # fmt: skip
 _QUARTER = re.compile(r"^(?P<q>[1-4])Q(?P<y>\d{2}|(?:19|20)\d\d)$")
+_SHORT_QUARTER = re.compile(r"^Q([1-4])['’](\d\d)$")
 _FISCAL = re.compile(r"^FY([1-9]\d|(?:19|20)\d\d)$")
 _DOTTED_TIME = re.compile(r"^(?:[1-9]|1[0-2])\.[0-5]\d[aApP]\.?[mM]\.?$")
 _ZONES = frozenset(["EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT", "AKST", "AKDT", "HST", "GMT",
@@ -166,6 +167,9 @@ def quarter(core: str, words: NumberWords) -> str | None:
     "FY24", "FY2024" -> "F Y twenty-four" (a fiscal year)."""
     m = _QUARTER.match(core)
     if m is None:
+        short = _SHORT_QUARTER.match(core)  # "Q3'24": "Q three twenty-four"
+        if short is not None:
+            return f"Q {words.cardinal(int(short.group(1)))} {words.number(short.group(2))}"
         fiscal = _FISCAL.match(core)
         if fiscal is None:
             return None
