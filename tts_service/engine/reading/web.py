@@ -3,89 +3,154 @@
 Read the way a person says them on the phone: "jane.doe@mail.org" -> "jane dot doe at mail dot
 org"; "https://www.acme.com/help" -> "w w w dot acme dot com slash help" (the scheme is never
 read). Pieces that are words stay words, digit runs are read digit by digit, and pieces no one
-can pronounce (no vowel: "jd", "xkcd") are spelled.
+can pronounce are spelled: no vowel ("jd", "xkcd"), a short piece that is no English syllable
+("abc", "aol", "api"), and a two-letter country code at the end of a host ("fr", "io", "uk").
 """
 
 from __future__ import annotations
 
 import re
 
-from tts_service.engine.reading.english_tables import FILE_EXTENSIONS, TLDS
+from tts_service.engine.reading.english_tables import (
+    ABBREVIATIONS,
+    ACRONYM_WORDS,
+    FILE_EXTENSIONS,
+    TITLES,
+    TLDS,
+)
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["is_domain", "is_email", "is_file_name", "is_url", "read_address", "read_tag"]
 
-_EMAIL = re.compile(r"^(?:mailto:)?[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_LOCAL = r"[\w.+&'%=~-]*[A-Za-z0-9][\w.+&'%=~-]*"  # the part before "@": what mail servers accept
+_HOST = r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
+_REST = r"(?::\d{1,5})?(?:[/?#]\S*)?"  # a port, a path, a query
+_EMAIL = re.compile(rf"^(?:mailto:)?{_LOCAL}@{_HOST}{_REST}$")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-_DOMAIN = re.compile(r"^(?:www\.)?(?:[a-zA-Z0-9-]+\.)+(?P<tld>[a-zA-Z]{2,})(?::\d+)?(?:[/?#]\S*)?$")
+_LOCALHOST = re.compile(r"^localhost(?::\d{1,5})?(?:/\S*)?$")
+_DOMAIN = re.compile(
+    r"^(?P<host>(?:www\.)?(?:[a-zA-Z0-9-]+\.)+(?P<tld>[a-zA-Z]{2,}))(?::\d{1,5})?(?:[/?#]\S*)?$"
+)
+_IP_PORT = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:/\S*)?$")
 _FILE = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?P<ext>[A-Za-z0-9]{1,5})$")
 _PIECE = re.compile(r"[A-Za-z]+|\d+|.")
 _SYMBOLS = {
     ".": "dot", "/": "slash", "@": "at", "-": "dash", "_": "underscore", ":": "colon", "?": "question mark",
-    "=": "equals", "&": "and", "#": "hash", "+": "plus", "%": "percent", "~": "tilde",
+    "=": "equals", "&": "ampersand", "#": "hash", "+": "plus", "%": "percent", "~": "tilde",
+    "'": "apostrophe", "!": "exclamation mark", "*": "star", "$": "dollar sign", ",": "comma",
 }  # fmt: skip
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
+_CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
 #: short pieces said as a word although they look like letters
 _SAID = frozenset(
-    [
-        "com",
-        "org",
-        "net",
-        "gov",
-        "edu",
-        "info",
-        "io",
-        "co",
-        "me",
-        "us",
-        "uk",
-        "tv",
-        "app",
-        "dev",
-        "help",
-        "login",
-        "www",
-    ]
+    ["com", "org", "net", "gov", "edu", "info", "co", "me", "app", "dev", "help", "login", "www"]
 )
+#: two-letter pieces that are words ("about-us", "sign-in", "my-account"); the others are spelled
+_WORDS2 = frozenset([
+    "ad", "am", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it", "me",
+    "my", "no", "of", "oh", "ok", "on", "or", "so", "to", "up", "us", "we",
+])  # fmt: skip
+#: a one-syllable English word of three letters ("bob", "new", "amy", "you"); "abc", "aol", "api" are not
+_SYLLABLE = re.compile(
+    r"^(?:[bcdfghjklmnprstvwyz]|bl|br|ch|cl|cr|dr|fl|fr|gl|gr|kn|ph|pl|pr|sc|sh|sk|sl|sm|sn|sp|st|sw|th|tr|tw|wh|wr)?"
+    r"(?:(?:[aeiou]|ai|au|ay|ea|ee|ei|ey|ie|oa|oe|oi|oo|ou|oy|ue|ui|uy)"
+    r"(?:[bcdfgklmnprstvxz]|ck|ff|ll|ss|zz|ct|ft|ld|lf|lk|lm|lp|lt|mp|nd|ng|nk|nt|pt|rb|rd|rk|rm|rn|rp|rt"
+    r"|sh|sk|sp|st|th|ch|bs|ds|gs|ks|ms|ns|ps|rs|ts)?"
+    r"|[aeiou][bcdfgklmnprstvz][ey]|[aeo]w|y)$"
+)
+#: words a sentence starts with: "end.then" is a missing space, not a domain
+_NOT_TLD = frozenset([
+    "the", "then", "than", "and", "but", "so", "we", "you", "he", "she", "they", "it", "its",
+    "this", "that", "there", "these", "those", "next", "also", "now", "when", "what", "why", "how",
+    "who", "if", "or", "as", "at", "on", "of", "to", "in", "my", "our", "your", "his", "her",
+    "not", "no", "yes", "all", "one", "for", "with", "just", "here", "well", "still", "thanks",
+    "thank", "please", "ok", "okay", "bye", "see", "let", "lets", "can", "will", "would", "should",
+    "could", "did", "does",
+])  # fmt: skip
 
 
 def is_email(core: str) -> bool:
-    return _EMAIL.match(core) is not None
+    return "@" in core and _EMAIL.match(core) is not None
 
 
 def is_url(core: str) -> bool:
-    return _SCHEME.match(core) is not None or core.lower().startswith("www.")
+    if "/" in core and _SCHEME.match(core) is not None:
+        return True
+    low = core[:10].lower()
+    return low.startswith("www.") or (low.startswith("localhost") and _LOCALHOST.match(core) is not None)
 
 
 def is_domain(core: str) -> bool:
+    """ "acme.com", "test.abc/x", "192.168.1.1:8080": a host (a known ending, or any lower-case
+    name.name with an alphabetic ending of 2 to 6 letters that is not a file's), maybe a path."""
+    if "." not in core:
+        return False
     m = _DOMAIN.match(core)
-    return m is not None and m.group("tld").lower() in TLDS and not core[0].isdigit()
+    if m is None:
+        return core[0].isdigit() and ":" in core and _IP_PORT.match(core) is not None
+    if core[0].isdigit():
+        return False
+    tld = m.group("tld").lower()
+    if tld in TLDS:
+        return True
+    host = m.group("host")
+    labels = host.split(".")
+    return (
+        host.islower()
+        and len(tld) <= 6
+        and all(len(label) >= 2 for label in labels)
+        and tld not in FILE_EXTENSIONS
+        and tld not in _NOT_TLD
+        and labels[0].title() not in TITLES  # "st.louis", "mr.smith"
+        and labels[0] not in ABBREVIATIONS  # "vs.them"
+    )
 
 
 def is_file_name(core: str) -> bool:
+    if "." not in core:
+        return False
     m = _FILE.match(core)
     return m is not None and m.group("ext").lower() in FILE_EXTENSIONS
 
 
-def _piece(piece: str, words: NumberWords, *, file: bool = False) -> str:
+def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> str:
+    """A run of letters: a word when it is one, else its letter names."""
+    low = piece.lower()
+    if low == "www":
+        return "w w w"
+    if low in _SAID:
+        return low
+    if len(piece) == 1:
+        return words.letters(piece)
+    if country and len(piece) == 2:
+        return words.letters(piece)  # "dot F R", "dot I O"
+    if piece.isupper():
+        if len(piece) <= 3 and piece not in ACRONYM_WORDS:
+            return words.letters(piece)
+        if piece in ACRONYM_WORDS or (
+            _VOWEL.search(piece) and (len(piece) > 5 or not _CONSONANT_RUN.search(piece))
+        ):
+            return piece  # "MARY", "EXAMPLE"; "HTML", "USPS" are spelled
+        return words.letters(piece)
+    if _VOWEL.search(piece) is None:
+        return words.letters(piece)
+    if len(piece) == 2 and low not in _WORDS2:
+        return words.letters(piece)
+    if len(piece) == 3 and _SYLLABLE.match(low) is None and piece.upper() not in ACRONYM_WORDS:
+        return words.letters(piece)
+    return piece
+
+
+def _piece(piece: str, words: NumberWords, *, file: bool = False, country: bool = False) -> str:
     if piece.isdigit() and file and re.match(r"^(?:19|20)\d\d$", piece):
         return words.year(int(piece))  # "invoice_2024.pdf": a year in a file name
     if piece.isdigit():
         return words.digits(piece)
     if piece in _SYMBOLS:
         return _SYMBOLS[piece]
-    if not piece.isalpha():
+    if not (piece.isascii() and piece.isalpha()):
         return ""
-    low = piece.lower()
-    if low == "www":
-        return "w w w"
-    if low in _SAID:
-        return low
-    if len(piece) > 1 and (_VOWEL.search(piece) is None or (piece.isupper() and len(piece) <= 3)):
-        return words.letters(piece)
-    if len(piece) == 1:
-        return words.letters(piece)
-    return piece
+    return _letters_said(piece, words, country=country)
 
 
 def read_address(core: str, words: NumberWords) -> str:
@@ -94,24 +159,39 @@ def read_address(core: str, words: NumberWords) -> str:
     if core.startswith("mailto:"):
         core = core[len("mailto:") :]
     core = core.rstrip("/")
+    if core.isupper():
+        core = core.lower()  # "JOE@ACME.COM": an address has no case, and "JOE" is a name to say
     file = is_file_name(core) and "@" not in core and not is_domain(core)
-    out = [_piece(p, words, file=file) for p in _PIECE.findall(core)]
+    host_end = len(core) if file else next((i for i, c in enumerate(core) if c in ":/?#"), len(core))
+    tld_at = -1 if file else core.rfind(".", 0, host_end) + 1
+    out = []
+    for m in _PIECE.finditer(core):
+        country = m.start() == tld_at and m.end() == host_end
+        out.append(_piece(m.group(), words, file=file, country=country))
     return " ".join(p for p in out if p)
 
 
 def read_tag(core: str, words: NumberWords) -> str:
-    """ "@warmline_ai" -> "at warmline underscore ai"; "#VoiceAI" -> "hashtag Voice AI"."""
+    """ "@warmline_ai" -> "at warmline underscore A. I"; "#VoiceAI" -> "hashtag Voice A. I"."""
     head = "at" if core[0] == "@" else "hashtag"
     body = core[1:]
-    parts = re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d+|_", body)
+    parts = re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]|\d+|[_.]", body)
     spoken = []
     for p in parts:
         if p == "_":
             spoken.append("underscore")
+        elif p == ".":
+            spoken.append("dot")
+        elif p.isdigit() and re.match(r"^(?:19|20)\d\d$", p):
+            spoken.append(words.year(int(p)))  # "#BlackFriday2024"
         elif p.isdigit():
             spoken.append(words.number(p) if len(p) <= 4 else words.digits(p))
-        elif p.isupper() and len(p) <= 4:
-            spoken.append(words.letters(p))
+        elif p in ACRONYM_WORDS:
+            spoken.append(p.title())  # "@NASA"
+        elif p.isupper():
+            spoken.append(words.letters(p) if len(p) <= 4 else _letters_said(p, words))
+        elif p.islower():
+            spoken.append(_letters_said(p, words))
         else:
             spoken.append(p)
     return " ".join([head, *spoken])
