@@ -69,6 +69,8 @@ DOMAINS = [
     ("Visit www.ourdailynews.com.sm", "Visit w w w dot ourdailynews dot com dot S M"),
     ("Try Google.com or test2.uk", "Try Google dot com or test two dot U K"),
     ("See acme.me or acme.co", "See acme dot me or acme dot co"),
+    ("Buy at Amazon.com's store", "Buy at Amazon dot com's store"),
+    ("Visit 4chan.org or 7-eleven.com", "Visit four chan dot org or seven dash eleven dot com"),
 ]
 
 FILES = [
@@ -89,7 +91,11 @@ TAGS = [
     ("Follow @NASA today", "Follow at Nasa today"),
     ("Follow @jane.doe today", "Follow at jane dot doe today"),
     ("Use #tbt", "Use hashtag T B T"),
-]
+    ("Follow @user123 and @john_doe99",
+     "Follow at user one two three and at john underscore doe ninety-nine"),
+    ("Try #100DaysOfCode", "Try hashtag one hundred Days Of Code"),
+    ("Read @NASA's post", "Read at Nasa's post"),
+]  # fmt: skip
 
 # Look-alikes: none of these is an address, and none is read with "dot".
 NOT_ADDRESSES = [
@@ -110,6 +116,7 @@ NO_DOT = [
     "Fine ok.thanks",
     "The result was 2.50 today",
     "Pay $3.50 now",
+    "It is 5.in cash",
 ]
 
 

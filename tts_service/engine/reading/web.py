@@ -22,7 +22,8 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["is_domain", "is_email", "is_file_name", "is_url", "read_address", "read_tag"]
 
-_LOCAL = r"[\w.+&'%=~-]*[A-Za-z0-9][\w.+&'%=~-]*"  # the part before "@": what mail servers accept
+#: the part before "@": what mail servers accept, with a letter or digit somewhere (linear: no backtracking)
+_LOCAL = r"(?=[^@]*[A-Za-z0-9])[\w.+&'%=~-]+"
 _HOST = r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
 _REST = r"(?::\d{1,5})?(?:[/?#]\S*)?"  # a port, a path, a query
 _EMAIL = re.compile(rf"^(?:mailto:)?{_LOCAL}@{_HOST}{_REST}$")
@@ -80,17 +81,25 @@ def is_url(core: str) -> bool:
     return low.startswith("www.") or (low.startswith("localhost") and _LOCALHOST.match(core) is not None)
 
 
+def _possessive(core: str) -> tuple[str, str]:
+    """("Amazon.com", "'s") from "Amazon.com's"."""
+    return (core[:-2], core[-2:]) if core[-2:] in ("'s", "’s") else (core, "")
+
+
 def is_domain(core: str) -> bool:
-    """ "acme.com", "test.abc/x", "192.168.1.1:8080": a host (a known ending, or any lower-case
-    name.name with an alphabetic ending of 2 to 6 letters that is not a file's), maybe a path."""
+    """ "acme.com", "4chan.org", "test.abc/x", "192.168.1.1:8080": a host (a known ending, or any
+    lower-case name.name with an alphabetic ending of 2 to 6 letters that is not a file's), maybe
+    a port and a path."""
     if "." not in core:
         return False
+    core = _possessive(core)[0]
     m = _DOMAIN.match(core)
     if m is None:
         return core[0].isdigit() and ":" in core and _IP_PORT.match(core) is not None
-    if core[0].isdigit():
-        return False
     tld = m.group("tld").lower()
+    if core[0].isdigit():  # "4chan.org", "7-eleven.com"; "3.5", "5.in" are no host
+        first = core.split(".", 1)[0]
+        return tld in TLDS and not first.isdigit() and any(c.isalpha() for c in first)
     if tld in TLDS:
         return True
     host = m.group("host")
@@ -158,6 +167,7 @@ def read_address(core: str, words: NumberWords) -> str:
     core = _SCHEME.sub("", core)
     if core.startswith("mailto:"):
         core = core[len("mailto:") :]
+    core, owner = _possessive(core)
     core = core.rstrip("/")
     if core.isupper():
         core = core.lower()  # "JOE@ACME.COM": an address has no case, and "JOE" is a name to say
@@ -168,13 +178,14 @@ def read_address(core: str, words: NumberWords) -> str:
     for m in _PIECE.finditer(core):
         country = m.start() == tld_at and m.end() == host_end
         out.append(_piece(m.group(), words, file=file, country=country))
-    return " ".join(p for p in out if p)
+    return " ".join(p for p in out if p) + owner
 
 
 def read_tag(core: str, words: NumberWords) -> str:
     """ "@warmline_ai" -> "at warmline underscore A. I"; "#VoiceAI" -> "hashtag Voice A. I"."""
-    head = "at" if core[0] == "@" else "hashtag"
-    body = core[1:]
+    handle = core[0] == "@"
+    head = "at" if handle else "hashtag"
+    body, owner = _possessive(core[1:])
     parts = re.findall(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]|\d+|[_.]", body)
     spoken = []
     for p in parts:
@@ -184,8 +195,8 @@ def read_tag(core: str, words: NumberWords) -> str:
             spoken.append("dot")
         elif p.isdigit() and re.match(r"^(?:19|20)\d\d$", p):
             spoken.append(words.year(int(p)))  # "#BlackFriday2024"
-        elif p.isdigit():
-            spoken.append(words.number(p) if len(p) <= 4 else words.digits(p))
+        elif p.isdigit():  # "#100DaysOfCode"; a handle's "123" is part of a name, said digit by digit
+            spoken.append(words.number(p) if len(p) <= (2 if handle else 4) else words.digits(p))
         elif p in ACRONYM_WORDS:
             spoken.append(p.title())  # "@NASA"
         elif p.isupper():
@@ -194,4 +205,4 @@ def read_tag(core: str, words: NumberWords) -> str:
             spoken.append(_letters_said(p, words))
         else:
             spoken.append(p)
-    return " ".join([head, *spoken])
+    return " ".join([head, *spoken]) + owner
