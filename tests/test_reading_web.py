@@ -32,6 +32,8 @@ EMAILS = [
     ("Email ab3.sdd.3@gmail.com", "Email A. B three dot S D D dot three at gmail dot com"),
     ("Email a1b2@abc.com", "Email A. one B two at A. B C dot com"),
     ("Write to amy@aol.com", "Write to amy at A. O L dot com"),
+    ("My email is JohnDoe1985@Outlook.com", "My email is John Doe one nine eight five at Outlook dot com"),
+    ("Email ann@ups.com", "Email ann at U P S dot com"),
     ("Email support@help.zendesk.com", "Email support at help dot zendesk dot com"),
     ("Contact JOE.JONES@EXAMPLE.COM", "Contact joe dot jones at example dot com"),
 ]  # fmt: skip
@@ -57,6 +59,11 @@ URLS = [
     ("Try www.google.com/search?q=tts+voice",
      "Try w w w dot google dot com slash search question mark Q equals T T S plus voice"),
     ("Run it on localhost:3000", "Run it on localhost colon three zero zero zero"),
+    ("The site is www.irs.gov/refunds", "The site is w w w dot I R S dot gov slash refunds"),
+    ("Edit /etc/nginx/nginx.conf now", "Edit slash E T C slash nginx slash nginx dot conf now"),
+    ("Open ~/Documents/notes.txt", "Open tilde slash Documents slash notes dot T X T"),
+    ("Open C:\\Users\\jane\\report.docx",
+     "Open C colon backslash Users backslash jane backslash report dot docx"),
 ]  # fmt: skip
 
 # Any lower-case name.name with a short alphabetic ending is a domain, known ending or not.

@@ -32,6 +32,8 @@ _LOCALHOST = re.compile(r"^localhost(?::\d{1,5})?(?:/\S*)?$")
 _DOMAIN = re.compile(
     r"^(?P<host>(?:www\.)?(?:[a-zA-Z0-9-]+\.)+(?P<tld>[a-zA-Z]{2,}))(?::\d{1,5})?(?:[/?#]\S*)?$"
 )
+#: a file's path: "/etc/hosts", "~/notes.txt", "C:\\Users\\jane\\report.docx"
+_PATH = re.compile(r"^(?:[A-Za-z]:[\\/][\w.~-]+(?:[\\/][\w.~-]+)*|~?/[\w.-]+(?:/[\w.~-]+)+)[\\/]?$")
 _IP_PORT = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:/\S*)?$")
 _FILE = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?P<ext>[A-Za-z0-9]{1,5})$")
 _PIECE = re.compile(r"[A-Za-z]+|\d+|.")
@@ -39,12 +41,13 @@ _SYMBOLS = {
     ".": "dot", "/": "slash", "@": "at", "-": "dash", "_": "underscore", ":": "colon", "?": "question mark",
     "=": "equals", "&": "ampersand", "#": "hash", "+": "plus", "%": "percent", "~": "tilde",
     "'": "apostrophe", "!": "exclamation mark", "*": "star", "$": "dollar sign", ",": "comma",
+    "\\": "backslash",
 }  # fmt: skip
 _VOWEL = re.compile(r"[aeiouyAEIOUY]")
 _CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
 #: short pieces said as a word although they look like letters
 _SAID = frozenset(
-    ["com", "org", "net", "gov", "edu", "info", "co", "me", "app", "dev", "help", "login", "www"]
+    ["com", "org", "net", "gov", "edu", "info", "co", "me", "app", "dev", "help", "login", "www", "exe"]
 )
 #: two-letter pieces that are words ("about-us", "sign-in", "my-account"); the others are spelled
 _WORDS2 = frozenset([
@@ -59,6 +62,15 @@ _SYLLABLE = re.compile(
     r"|sh|sk|sp|st|th|ch|bs|ds|gs|ks|ms|ns|ps|rs|ts)?"
     r"|[aeiou][bcdfgklmnprstvz][ey]|[aeo]w|y)$"
 )
+#: three-letter words that start with a vowel: the others ("irs", "ups", "aws", "ios") are letters
+_VOWEL_WORDS3 = frozenset([
+    "ace", "act", "add", "ado", "ads", "age", "ago", "aid", "aim", "air", "ale", "all", "amp", "amy", "and",
+    "ann", "ant", "any", "ape", "apt", "arc", "are", "ark", "arm", "art", "ash", "ask", "ate", "awe", "axe",
+    "eat", "ebb", "egg", "ego", "elf", "elk", "elm", "end", "era", "eve", "ewe", "eye", "ice", "icy", "ill",
+    "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode", "off", "oil", "old", "one", "opt",
+    "orb", "ore", "our", "out", "owe", "owl", "own", "use",
+])  # fmt: skip
+_HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
 #: words a sentence starts with: "end.then" is a missing space, not a domain
 _NOT_TLD = frozenset([
     "the", "then", "than", "and", "but", "so", "we", "you", "he", "she", "they", "it", "its",
@@ -75,7 +87,10 @@ def is_email(core: str) -> bool:
 
 
 def is_url(core: str) -> bool:
+    """A URL with a scheme or "www.", localhost, or a file's path."""
     if "/" in core and _SCHEME.match(core) is not None:
+        return True
+    if (core[0] in "~/" or core[1:2] == ":") and _PATH.match(core) is not None:
         return True
     low = core[:10].lower()
     return low.startswith("www.") or (low.startswith("localhost") and _LOCALHOST.match(core) is not None)
@@ -145,8 +160,14 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
         return words.letters(piece)
     if len(piece) == 2 and low not in _WORDS2:
         return words.letters(piece)
-    if len(piece) == 3 and _SYLLABLE.match(low) is None and piece.upper() not in ACRONYM_WORDS:
-        return words.letters(piece)
+    if len(piece) == 3 and piece.upper() not in ACRONYM_WORDS:
+        word = low in _VOWEL_WORDS3 if low[0] in "aeiou" else _SYLLABLE.match(low) is not None
+        if not word:
+            return words.letters(piece)
+    if not (piece.islower() or piece[1:].islower()):  # "JohnDoe", "YouTube", "OpenAI"; not "NeMo", "iPhone"
+        humps = _HUMP.findall(piece)
+        if len(humps) > 1 and all(len(h) >= 3 or h.isupper() for h in humps):
+            return " ".join(_letters_said(h, words) for h in humps)
     return piece
 
 
@@ -172,8 +193,9 @@ def read_address(core: str, words: NumberWords) -> str:
     if core.isupper():
         core = core.lower()  # "JOE@ACME.COM": an address has no case, and "JOE" is a name to say
     file = is_file_name(core) and "@" not in core and not is_domain(core)
-    host_end = len(core) if file else next((i for i, c in enumerate(core) if c in ":/?#"), len(core))
-    tld_at = -1 if file else core.rfind(".", 0, host_end) + 1
+    path = core[0] in "~/\\" or core[1:2] == ":"
+    host_end = len(core) if file or path else next((i for i, c in enumerate(core) if c in ":/?#"), len(core))
+    tld_at = -1 if file or path else core.rfind(".", 0, host_end) + 1
     out = []
     for m in _PIECE.finditer(core):
         country = m.start() == tld_at and m.end() == host_end
