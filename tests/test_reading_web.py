@@ -124,6 +124,10 @@ NO_DOT = [
     "The result was 2.50 today",
     "Pay $3.50 now",
     "It is 5.in cash",
+    "A 1,200 sq.ft home",
+    "Oh well.anyway",
+    "hi.bob",
+    "See fig.two",
 ]
 
 

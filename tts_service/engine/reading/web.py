@@ -17,6 +17,7 @@ from tts_service.engine.reading.english_tables import (
     FILE_EXTENSIONS,
     TITLES,
     TLDS,
+    UNITS,
 )
 from tts_service.engine.reading.words import NumberWords
 
@@ -70,15 +71,19 @@ _VOWEL_WORDS3 = frozenset([
     "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode", "off", "oil", "old", "one", "opt",
     "orb", "ore", "our", "out", "owe", "owl", "own", "use",
 ])  # fmt: skip
+_UNIT_WORDS = frozenset([unit.lower() for unit in UNITS] + ["sq"])
 _HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
-#: words a sentence starts with: "end.then" is a missing space, not a domain
-_NOT_TLD = frozenset([
+#: words a sentence starts with, and short replies: "end.then", "ok.cool", "hi.bob" are a missing space
+_SENTENCE_WORDS = frozenset([
     "the", "then", "than", "and", "but", "so", "we", "you", "he", "she", "they", "it", "its",
     "this", "that", "there", "these", "those", "next", "also", "now", "when", "what", "why", "how",
     "who", "if", "or", "as", "at", "on", "of", "to", "in", "my", "our", "your", "his", "her",
     "not", "no", "yes", "all", "one", "for", "with", "just", "here", "well", "still", "thanks",
     "thank", "please", "ok", "okay", "bye", "see", "let", "lets", "can", "will", "would", "should",
-    "could", "did", "does",
+    "could", "did", "does", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "anyway", "great", "cool", "sure", "later", "maybe", "sorry", "right", "good", "fine", "done",
+    "nice", "yeah", "yep", "nope", "oh", "hi", "hey", "hello", "wow", "lol", "hmm", "however",
+    "first", "finally", "again", "too", "very", "really", "sir", "madam",
 ])  # fmt: skip
 
 
@@ -102,9 +107,11 @@ def _possessive(core: str) -> tuple[str, str]:
 
 
 def is_domain(core: str) -> bool:
-    """ "acme.com", "4chan.org", "test.abc/x", "192.168.1.1:8080": a host (a known ending, or any
-    lower-case name.name with an alphabetic ending of 2 to 6 letters that is not a file's), maybe
-    a port and a path."""
+    """ "acme.com", "4chan.org", "test.abc/x", "192.168.1.1:8080": a host, maybe a port and a path.
+
+    A known ending, or any lower-case name.name whose labels have 2+ characters and whose ending has
+    2 to 6 letters and is no file extension, unit or sentence word: "end.Next", "e.g", "3.5",
+    "Mr.Smith", "sq.ft", "ok.cool" are not hosts."""
     if "." not in core:
         return False
     core = _possessive(core)[0]
@@ -124,9 +131,13 @@ def is_domain(core: str) -> bool:
         and len(tld) <= 6
         and all(len(label) >= 2 for label in labels)
         and tld not in FILE_EXTENSIONS
-        and tld not in _NOT_TLD
+        and tld not in _SENTENCE_WORDS
+        and (
+            len(labels) > 2 or labels[0] not in _SENTENCE_WORDS or host != core
+        )  # "hi.bob"; "my.blog.travel"
         and labels[0].title() not in TITLES  # "st.louis", "mr.smith"
         and labels[0] not in ABBREVIATIONS  # "vs.them"
+        and not {labels[0], tld} & _UNIT_WORDS  # "sq.ft", "mins.later"
     )
 
 
