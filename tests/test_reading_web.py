@@ -128,6 +128,8 @@ NO_DOT = [
     "Oh well.anyway",
     "hi.bob",
     "See fig.two",
+    "I did it.It was fun",
+    "Come in.In the end",
 ]
 
 

@@ -83,7 +83,8 @@ _SENTENCE_WORDS = frozenset([
     "could", "did", "does", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "anyway", "great", "cool", "sure", "later", "maybe", "sorry", "right", "good", "fine", "done",
     "nice", "yeah", "yep", "nope", "oh", "hi", "hey", "hello", "wow", "lol", "hmm", "however",
-    "first", "finally", "again", "too", "very", "really", "sir", "madam",
+    "first", "finally", "again", "too", "very", "really", "sir", "madam", "me", "us", "is", "be",
+    "go", "do", "up", "an", "am", "by", "info", "online", "store", "shop", "site", "health",
 ])  # fmt: skip
 
 
@@ -122,8 +123,8 @@ def is_domain(core: str) -> bool:
     if core[0].isdigit():  # "4chan.org", "7-eleven.com"; "3.5", "5.in" are no host
         first = core.split(".", 1)[0]
         return tld in TLDS and not first.isdigit() and any(c.isalpha() for c in first)
-    if tld in TLDS:
-        return True
+    if tld in TLDS:  # "done.It", "me.Me": a capitalised word after a missing space, no ending
+        return not (m.group("tld").istitle() and tld in _SENTENCE_WORDS)
     host = m.group("host")
     labels = host.split(".")
     return (
