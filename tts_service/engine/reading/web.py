@@ -65,11 +65,11 @@ _SYLLABLE = re.compile(
 )
 #: three-letter words that start with a vowel: the others ("irs", "ups", "aws", "ios") are letters
 _VOWEL_WORDS3 = frozenset([
-    "ace", "act", "add", "ado", "ads", "age", "ago", "aid", "aim", "air", "ale", "all", "amp", "amy", "and",
-    "ann", "ant", "any", "ape", "apt", "arc", "are", "ark", "arm", "art", "ash", "ask", "ate", "awe", "axe",
-    "eat", "ebb", "egg", "ego", "elf", "elk", "elm", "end", "era", "eve", "ewe", "eye", "ice", "icy", "ill",
-    "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode", "off", "oil", "old", "one", "opt",
-    "orb", "ore", "our", "out", "owe", "owl", "own", "use",
+    "abs", "ace", "act", "add", "ado", "ads", "age", "ago", "aid", "aim", "air", "ale", "all", "amp",
+    "amy", "and", "ann", "ant", "any", "ape", "apt", "arc", "are", "ark", "arm", "art", "ash", "ask",
+    "ate", "awe", "axe", "eat", "ebb", "egg", "ego", "elf", "elk", "elm", "end", "era", "eve", "ewe",
+    "eye", "ice", "icy", "ill", "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode",
+    "off", "oil", "old", "one", "opt", "orb", "ore", "our", "out", "owe", "owl", "own", "use",
 ])  # fmt: skip
 _UNIT_WORDS = frozenset([unit.lower() for unit in UNITS] + ["sq"])
 _HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
