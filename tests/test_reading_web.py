@@ -154,6 +154,15 @@ def test_an_address_is_one_written_token_for_the_marks() -> None:
     assert reading.counts[1] == len(local.split()) + 10
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["https://", "file:///", "http://'s", "mailto:@a.com", "www.", "@_", "#_", "C:/", "~/", "a@b.co's"],
+)
+def test_an_address_with_nothing_after_its_scheme_or_sign_is_read_without_error(written: str) -> None:
+    reading = read(f"See {written} now")
+    assert sum(reading.counts) == len(reading.text.split())
+
+
 SENTENCES = [
     "Write to a-1.b3_c&-d@gma4i-l.com or sdf@gmail.com/123-sm today.",
     "See https://www.acme.com/help?id=42&lang=en, then ourdailynews.abc or 192.168.1.1:8080.",

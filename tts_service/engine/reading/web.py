@@ -96,7 +96,7 @@ def is_url(core: str) -> bool:
     """A URL with a scheme or "www.", localhost, or a file's path."""
     if "/" in core and _SCHEME.match(core) is not None:
         return True
-    if (core[0] in "~/" or core[1:2] == ":") and _PATH.match(core) is not None:
+    if (core[:1] in ("~", "/") or core[1:2] == ":") and _PATH.match(core) is not None:
         return True
     low = core[:10].lower()
     return low.startswith("www.") or (low.startswith("localhost") and _LOCALHOST.match(core) is not None)
@@ -205,7 +205,7 @@ def read_address(core: str, words: NumberWords) -> str:
     if core.isupper():
         core = core.lower()  # "JOE@ACME.COM": an address has no case, and "JOE" is a name to say
     file = is_file_name(core) and "@" not in core and not is_domain(core)
-    path = core[0] in "~/\\" or core[1:2] == ":"
+    path = core[:1] in ("~", "/", "\\") or core[1:2] == ":"
     host_end = len(core) if file or path else next((i for i, c in enumerate(core) if c in ":/?#"), len(core))
     tld_at = -1 if file or path else core.rfind(".", 0, host_end) + 1
     out = []
