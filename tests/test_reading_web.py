@@ -34,6 +34,7 @@ EMAILS = [
     ("Write to amy@aol.com", "Write to amy at A. O L dot com"),
     ("My email is JohnDoe1985@Outlook.com", "My email is John Doe one nine eight five at Outlook dot com"),
     ("Email ann@ups.com", "Email ann at U P S dot com"),
+    ("Email eli@ceo.com or leo_b@irs.gov", "Email eli at C E O dot com or leo underscore B at I R S dot gov"),
     ("Email support@help.zendesk.com", "Email support at help dot zendesk dot com"),
     ("Contact JOE.JONES@EXAMPLE.COM", "Contact joe dot jones at example dot com"),
 ]  # fmt: skip

@@ -63,13 +63,15 @@ _SYLLABLE = re.compile(
     r"|sh|sk|sp|st|th|ch|bs|ds|gs|ks|ms|ns|ps|rs|ts)?"
     r"|[aeiou][bcdfgklmnprstvz][ey]|[aeo]w|y)$"
 )
-#: three-letter words that start with a vowel: the others ("irs", "ups", "aws", "ios") are letters
-_VOWEL_WORDS3 = frozenset([
+#: three-letter words that start with a vowel, and names: the others ("irs", "ups", "aws", "ios") are letters
+_WORDS3 = frozenset([
     "abs", "ace", "act", "add", "ado", "ads", "age", "ago", "aid", "aim", "air", "ale", "all", "amp",
     "amy", "and", "ann", "ant", "any", "ape", "apt", "arc", "are", "ark", "arm", "art", "ash", "ask",
     "ate", "awe", "axe", "eat", "ebb", "egg", "ego", "elf", "elk", "elm", "end", "era", "eve", "ewe",
     "eye", "ice", "icy", "ill", "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode",
     "off", "oil", "old", "one", "opt", "orb", "ore", "our", "out", "owe", "owl", "own", "use",
+    "abe", "ada", "ali", "ana", "ari", "ava", "eli", "eva", "ian", "ike", "ira", "ola", "uma",  # names
+    "leo", "mia", "gia", "pia", "lia", "teo",  # and names whose vowels no syllable rule above allows
 ])  # fmt: skip
 _UNIT_WORDS = frozenset([unit.lower() for unit in UNITS] + ["sq"])
 _HUMP = re.compile(r"[A-Z][a-z]+|[A-Z]+(?![a-z])|[a-z]+")
@@ -173,7 +175,7 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
     if len(piece) == 2 and low not in _WORDS2:
         return words.letters(piece)
     if len(piece) == 3 and piece.upper() not in ACRONYM_WORDS:
-        word = low in _VOWEL_WORDS3 if low[0] in "aeiou" else _SYLLABLE.match(low) is not None
+        word = low in _WORDS3 or (low[0] not in "aeiou" and _SYLLABLE.match(low) is not None)
         if not word:
             return words.letters(piece)
     if not (piece.islower() or piece[1:].islower()):  # "JohnDoe", "YouTube", "OpenAI"; not "NeMo", "iPhone"
