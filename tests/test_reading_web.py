@@ -78,6 +78,7 @@ DOMAINS = [
     ("Try Google.com or test2.uk", "Try Google dot com or test two dot U K"),
     ("See acme.me or acme.co", "See acme dot me or acme dot co"),
     ("Buy at Amazon.com's store", "Buy at Amazon dot com's store"),
+    ("Visit Acme.Website today", "Visit Acme dot Website today"),
     ("Visit 4chan.org or 7-eleven.com", "Visit four chan dot org or seven dash eleven dot com"),
 ]
 
@@ -89,6 +90,7 @@ FILES = [
     ("Open index.html.", "Open index dot H T M L."),
     ("Save invoice_2024.pdf", "Save invoice underscore twenty twenty-four dot P D F"),
     ("Send photo.jpeg", "Send photo dot jpeg"),
+    ("Edit style.css and notes.rtf", "Edit style dot C S S and notes dot R T F"),
 ]
 
 TAGS = [
