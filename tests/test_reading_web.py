@@ -60,6 +60,7 @@ URLS = [
     ("Try www.google.com/search?q=tts+voice",
      "Try w w w dot google dot com slash search question mark Q equals T T S plus voice"),
     ("Run it on localhost:3000", "Run it on localhost colon three zero zero zero"),
+    ("Use acme.com/%7Euser/a%20b", "Use acme dot com slash percent seven E user slash A. percent two zero B"),
     ("The site is www.irs.gov/refunds", "The site is w w w dot I R S dot gov slash refunds"),
     ("Edit /etc/nginx/nginx.conf now", "Edit slash E T C slash nginx slash nginx dot conf now"),
     ("Open ~/Documents/notes.txt", "Open tilde slash Documents slash notes dot T X T"),

@@ -37,7 +37,7 @@ _DOMAIN = re.compile(
 _PATH = re.compile(r"^(?:[A-Za-z]:[\\/][\w.~-]+(?:[\\/][\w.~-]+)*|~?/[\w.-]+(?:/[\w.~-]+)+)[\\/]?$")
 _IP_PORT = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}(?:/\S*)?$")
 _FILE = re.compile(r"^[\w-]+(?:\.[\w-]+)*\.(?P<ext>[A-Za-z0-9]{1,5})$")
-_PIECE = re.compile(r"[A-Za-z]+|\d+|.")
+_PIECE = re.compile(r"%[0-9A-Fa-f]{2}|[A-Za-z]+|\d+|.")  # "%7E": an escaped character, by its code
 _SYMBOLS = {
     ".": "dot", "/": "slash", "@": "at", "-": "dash", "_": "underscore", ":": "colon", "?": "question mark",
     "=": "equals", "&": "ampersand", "#": "hash", "+": "plus", "%": "percent", "~": "tilde",
@@ -186,6 +186,8 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
 
 
 def _piece(piece: str, words: NumberWords, *, file: bool = False, country: bool = False) -> str:
+    if piece[0] == "%" and len(piece) == 3:
+        return "percent " + " ".join(words.digits(c) if c.isdigit() else words.letters(c) for c in piece[1:])
     if piece.isdigit() and file and re.match(r"^(?:19|20)\d\d$", piece):
         return words.year(int(piece))  # "invoice_2024.pdf": a year in a file name
     if piece.isdigit():
