@@ -3,8 +3,10 @@
 Read the way a person says them on the phone: "jane.doe@mail.org" -> "jane dot doe at mail dot
 org"; "https://www.acme.com/help" -> "w w w dot acme dot com slash help" (the scheme is never
 read). Pieces that are words stay words, digit runs are read digit by digit, and pieces no one
-can pronounce are spelled: no vowel ("jd", "xkcd"), a short piece that is no English syllable
-("abc", "aol", "api"), and a two-letter country code at the end of a host ("fr", "io", "uk").
+can pronounce are spelled: a letter alone, no vowel ("jd", "xkcd"), two letters that are no word
+("en", "id"), three that are no English syllable ("abc", "aol", "irs"), a longer piece with no
+English ending ("asdf", "imdb"), and a two-letter country code at the end of a host ("fr", "io").
+A CamelCase piece is said hump by hump ("JohnDoe"), an all-capital address in lower case.
 """
 
 from __future__ import annotations
