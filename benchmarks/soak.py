@@ -21,7 +21,7 @@ the WebSocket server's late frames, turns and calls done. Writes ``<out>/soak.js
 ``<out>/soak.png`` (RSS and counts over time), each sample to ``<out>/soak_series.jsonl`` as it
 is taken, and each server's output to ``<out>/<name>.log``; a server that cannot answer
 ``/metrics`` within ``METRICS_TIMEOUT_S`` is recorded as such, not a crash of the soak. Exits 0;
-``tests/test_soak.py`` runs two minutes of it in CI and asserts from the JSON.
+``tests/test_soak.py`` runs a minute of it in CI and asserts from the JSON.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Callable
 
@@ -53,6 +54,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         module = getattr(item, "module", None)
         if module is not None and module.__name__ in SCENARIO_MODULES:
             item.add_marker(pytest.mark.scenario)
+
+
+#: Debian's Chromium, which the browser tests drive (``@pytest.mark.chromium``)
+CHROMIUM = "/usr/bin/chromium"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A ``chromium`` test skips where the browser is missing, saying so; in CI it fails instead.
+
+    ``.ci/run`` installs Chromium beside the Python installs and sets ``WARMLINE_CI_CHROMIUM``:
+    there a missing browser is CI's own fault, and a skip would hide that the browser tests did not run.
+    """
+    if item.get_closest_marker("chromium") is None or os.access(CHROMIUM, os.X_OK):
+        return
+    if os.environ.get("WARMLINE_CI_CHROMIUM"):
+        pytest.fail(f"{CHROMIUM} is missing, though .ci/run installs it (see its chromium log)")
+    pytest.skip("Debian chromium is not installed (apt-get install chromium)")
 
 
 # Deterministic property tests: the same examples on every run and machine, no wall-clock deadline.

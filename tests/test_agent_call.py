@@ -28,7 +28,6 @@ import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
 from test_webrtc_call import SCENARIO_TIMEOUT_S
-from webrtc_call_scenario import CHROMIUM
 from websockets.asyncio.client import connect
 
 from agent.pipeline import AgentParts
@@ -196,7 +195,7 @@ def write_wav_question(backend: Backend, text: str, path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")
-@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian chromium is not installed")
+@pytest.mark.chromium
 def test_a_browser_call_is_answered_by_the_agent_over_webrtc(
     hibari_backend: Backend, recognizer: Callable[..., str | None], tmp_path: Path
 ) -> None:

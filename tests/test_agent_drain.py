@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -24,7 +23,6 @@ from typing import Any
 import numpy as np
 import pytest
 from asr import DISTRACTORS, normalize
-from webrtc_call_scenario import CHROMIUM
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -170,7 +168,7 @@ AGENT_WEBRTC_SCENARIO = Path(__file__).resolve().parent / "agent_webrtc_scenario
 
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed")
-@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian chromium is not installed")
+@pytest.mark.chromium
 def test_a_drained_browser_call_hears_the_whole_goodbye(
     hibari_backend: Backend, recognizer: Callable[..., str | None], tmp_path: Path
 ) -> None:

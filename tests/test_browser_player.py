@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
 from ws_helpers import LiveServer, run_with_server
@@ -23,9 +21,7 @@ CHROMIUM_ARGS = [
 ]
 PAGE_TIMEOUT_MS = 60_000
 
-pytestmark = pytest.mark.skipif(
-    not os.access(CHROMIUM, os.X_OK), reason="Debian chromium not installed (apt-get install chromium)"
-)
+pytestmark = pytest.mark.chromium
 
 
 async def open_player(browser: Browser, server: LiveServer) -> tuple[Page, list[str]]:

@@ -1,4 +1,4 @@
-"""Two minutes of the soak in CI: after mixed traffic both servers are back to their baseline.
+"""A minute of the soak in CI: after mixed traffic both servers are back to their baseline.
 
 ``benchmarks/soak.py`` runs ``warmline serve`` and ``warmline call`` as processes and drives them
 with WebSocket clients (every mode, encoding, barge-in, abrupt disconnects) and simulated phone
@@ -23,7 +23,7 @@ def test_a_short_soak_leaves_both_servers_as_it_found_them(tmp_path: Path) -> No
         [
             sys.executable,
             str(ROOT / "benchmarks" / "soak.py"),
-            "--minutes", "2", "--warmup-s", "20", "--ws-clients", "4", "--calls", "1",
+            "--minutes", "1", "--warmup-s", "10", "--ws-clients", "4", "--calls", "1",
             "--out", str(tmp_path),
         ],
         cwd=ROOT,

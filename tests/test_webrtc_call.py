@@ -9,7 +9,6 @@ the page recorded with the recognizer.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -32,7 +31,7 @@ SCENARIO_TIMEOUT_S = 240
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("unshare") is None, reason="unshare (util-linux) is not installed"),
-    pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="Debian chromium is not installed"),
+    pytest.mark.chromium,
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import Callable
@@ -124,12 +125,17 @@ def random_message(rng: random.Random) -> str | bytes:
 MARKER = "fuzz-end-marker"
 
 
-async def drain_until_marker(ws: ClientConnection, counts: dict[str, int]) -> None:
-    """Read everything the server sends (a client that reads is never dropped) up to the marker's reply."""
+async def drain_until_marker(ws: ClientConnection, counts: dict[str, int], framed: asyncio.Event) -> None:
+    """Read everything the server sends (a client that reads is never dropped) up to the marker's reply.
+
+    ``framed`` is set at the first frame.
+    """
     while True:
         message = await ws.recv()
         event = {"event": "frame"} if isinstance(message, bytes) else wp.decode_event(message)
         counts[event["event"]] = counts.get(event["event"], 0) + 1
+        if event["event"] == "frame":
+            framed.set()
         if event["event"] == "error" and MARKER in event["message"]:
             return
 
@@ -147,12 +153,17 @@ def test_ten_thousand_random_messages_leave_the_session_usable(
     async def body(server: LiveServer) -> None:
         async with connect(server.url()) as ws:
             counts: dict[str, int] = {}
-            reader = asyncio.create_task(drain_until_marker(ws, counts), name="fuzz-reader")
+            framed = asyncio.Event()
+            reader = asyncio.create_task(drain_until_marker(ws, counts, framed), name="fuzz-reader")
             try:
                 for i in range(MESSAGES):
                     await ws.send(random_message(rng))
-                    if i % 250 == 249:
-                        await asyncio.sleep(0.1)  # let turns speak between bursts, so frames interleave
+                    if i % 250 == 249:  # let turns speak between bursts, so frames interleave
+                        await asyncio.sleep(0.1)
+                        # with only that gap, one run on a loaded machine saw no frame in any of the
+                        # 40: until a first frame has come, each gap waits up to a second for one
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(framed.wait(), 1.0)
                 await send(ws, cmd="reset")
                 await send(ws, cmd=MARKER)
                 await asyncio.wait_for(asyncio.shield(reader), 120)

@@ -355,6 +355,19 @@ TLDS = frozenset(
         "eu",
         "mil",
         "int",
+        # endings longer than the six letters any lower-case name.name may end in (web.is_domain)
+        "website",
+        "digital",
+        "network",
+        "company",
+        "academy",
+        "support",
+        "systems",
+        "software",
+        "services",
+        "solutions",
+        "marketing",
+        "consulting",
     ]
 )
 FILE_EXTENSIONS = frozenset(
@@ -403,6 +416,22 @@ FILE_EXTENSIONS = frozenset(
         "ini",
         "cfg",
         "sql",
+        "rtf",
+        "odt",
+        "css",
+        "jsx",
+        "tsx",
+        "java",
+        "cpp",
+        "mkv",
+        "avi",
+        "m4a",
+        "flac",
+        "rar",
+        "7z",
+        "msi",
+        "epub",
+        "srt",
     ]
 )
 
