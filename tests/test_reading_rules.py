@@ -164,6 +164,10 @@ ADDRESSES = [
     ("456 Elm st apt 2B", "four fifty-six Elm Street Apartment two B"),
     ("PO Box 4521", "P O Box forty-five twenty-one"),
     ("350 W 42nd st", "three fifty West forty-second Street"),
+    # a size after a place word is a measure, not the place's number
+    ("The apartment is 850 sq ft.", "The apartment is eight hundred fifty square feet."),
+    ("Our office is 1412 on the left", "Our office is fourteen twelve on the left"),
+    ("The suite is 1200 sq. ft.", "The suite is one thousand two hundred square feet."),
 ]  # fmt: skip
 
 VOICE_BOT = [

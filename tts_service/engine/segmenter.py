@@ -56,7 +56,7 @@ _NEWLINE = re.compile("[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # A word a spaced digit group may continue ("415", "+1", "(415)") and how the next group starts.
 _OPEN_NUMBER = re.compile(r"\d\)?$")
 # Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
-_RANGE_START = re.compile(r"(?:\d|\d[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
+_RANGE_START = re.compile(r"(?:\d|(?:\d|\b)[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
 _WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
 _NAMES_A_NUMBER = re.compile(r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount):$")
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)

@@ -86,7 +86,7 @@ _DOTTED = frozenset([
     "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.",
     "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
     "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
-    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "tue.", "tues.",
+    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
     "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg."
 ])  # fmt: skip
 
@@ -387,11 +387,12 @@ class _Walk:
             plural = int(fraction.group(1)) > int(fraction.group(2))
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
-        if nxt == "sq" and self.core(i + 2) in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
+        squared = self.core(i + 2).rstrip(".")
+        if nxt.rstrip(".") == "sq" and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
                 self, i + 1, self.core(i - 1).lower()
             )
-            square = unit_words(self.core(i + 2), plural) or ""
+            square = unit_words(squared, plural) or ""
             return self.set(i, w.number(core), "square", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0

@@ -86,9 +86,15 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
-        named = ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&") and bool(
-            roles.PAIRED_CONTEXT.intersection(near)
-            or {p[:-1] for p in near if p.endswith("s")} & roles.PAIRED_CONTEXT
+        unit = ctx.next_word.rstrip(".")
+        measured = unit == "sq" or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
+        named = (
+            ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&")
+            and not measured  # "the apartment is 850 sq ft": a size, not the apartment's number
+            and bool(
+                roles.PAIRED_CONTEXT.intersection(near)
+                or {p[:-1] for p in near if p.endswith("s")} & roles.PAIRED_CONTEXT
+            )
         )  # "room number 1412", "rooms 1207 and 1208"
         prev = ctx.prev().rstrip(".")
         if len(ctx.prev_raw) == 2 and ctx.prev_raw.isupper() and roles.PAIRED_CONTEXT.intersection(near):
