@@ -170,6 +170,14 @@ ADDRESSES = [
     ("The suite is 1200 sq. ft.", "The suite is one thousand two hundred square feet."),
 ]  # fmt: skip
 
+MEASURES = [
+    ("Flow is 3 cc/s", "Flow is three cubic centimeters per second"),
+    ("Add 10 cc of water.", "Add ten cubic centimeters of water."),
+    ("cc me on it", "cc me on it"),
+    ("g is 9.8 m/s²", "g is nine point eight meters per second squared"),
+    ("about 32 ft/s2", "about thirty-two feet per second squared"),
+]  # fmt: skip
+
 VOICE_BOT = [
     ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
      "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
@@ -185,7 +193,18 @@ VOICE_BOT = [
 
 @pytest.mark.parametrize(
     ("written", "spoken"),
-    RANGES + MATH + MONEY + CARDINALS + FRACTIONS + DATES + TIMES + ROMAN + PHONES + ADDRESSES + VOICE_BOT,
+    RANGES
+    + MATH
+    + MONEY
+    + CARDINALS
+    + FRACTIONS
+    + DATES
+    + TIMES
+    + ROMAN
+    + PHONES
+    + ADDRESSES
+    + MEASURES
+    + VOICE_BOT,
 )
 def test_read_as_a_person_says_it(written: str, spoken: str) -> None:
     assert read(written).text == spoken

@@ -54,6 +54,7 @@ UNITS: dict[str, tuple[str, str]] = {
     "g": ("gram", "grams"), "kg": ("kilogram", "kilograms"), "lb": ("pound", "pounds"),
     "lbs": ("pound", "pounds"), "oz": ("ounce", "ounces"), "ml": ("milliliter", "milliliters"),
     "mL": ("milliliter", "milliliters"), "l": ("liter", "liters"), "L": ("liter", "liters"),
+    "cc": ("cubic centimeter", "cubic centimeters"),
     "gal": ("gallon", "gallons"), "qt": ("quart", "quarts"), "pt": ("pint", "pints"),
     "tbsp": ("tablespoon", "tablespoons"), "tsp": ("teaspoon", "teaspoons"),
     "mph": ("mile per hour", "miles per hour"), "km/h": ("kilometer per hour", "kilometers per hour"),

@@ -1,7 +1,8 @@
 """Unit words: "kg" -> "kilogram(s)", and the units built from others ("km/h", "kg/m", "km2", "ft²").
 
 Looked up as written first, then in lower case ("KG", "mbps"); a unit over another is "per" the
-second ("10 cm/s": "ten centimeters per second"); a length with 2 or ² is square, with 3 or ³ cubic.
+second ("10 cm/s": "ten centimeters per second"); a length with 2 or ² is square, with 3 or ³ cubic,
+and a time under a power is squared ("9.8 m/s²": "... meters per second squared").
 """
 
 from __future__ import annotations
@@ -35,11 +36,21 @@ def _forms(unit: str) -> tuple[str, str] | None:
     return None
 
 
+def _squared(unit: str) -> tuple[str, str] | None:
+    """A time under a power, as in an acceleration: "s²" -> "second squared"."""
+    m = _POWER.match(unit)
+    forms = None if m is None or m.group("base") in _LENGTHS else _forms(m.group("base"))
+    if m is None or forms is None:
+        return None
+    power = " squared" if m.group("p") in "2²" else " cubed"
+    return forms[0] + power, forms[1] + power
+
+
 def unit_words(unit: str, plural: bool) -> str | None:
     """The spoken unit, plural or not; None when ``unit`` is no unit."""
     if "/" in unit and unit not in UNITS:
         top, _, bottom = unit.partition("/")
-        upper, lower = _forms(top), _forms(bottom) or PER_WORDS.get(bottom.lower())
+        upper, lower = _forms(top), _forms(bottom) or PER_WORDS.get(bottom.lower()) or _squared(bottom)
         if upper is None or lower is None:
             return None
         return f"{upper[1 if plural else 0]} per {lower[0]}"
