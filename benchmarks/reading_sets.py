@@ -55,20 +55,20 @@ phone | Dial 0800 123 456. | dial zero eight zero zero one two three four five s
 phone | Reach us at (212) 555-0199. | reach us at two one two five five five zero one nine nine
 phone | Text 555-0123 now. | text five five five zero one two three now
 phone | Call +1 415 555 0188. | call plus one four one five five five five zero one eight eight
-phone | Our line is 1-800-555-0199. | our line is one eight zero zero five five five zero one nine nine
+phone | Our line is 1-800-555-0199. | our line is one eight zero zero five five five zero one nine nine || our line is one eight hundred five five five zero one nine nine
 phone | Call 415.555.0188 today. | call four one five five five five zero one eight eight today
 phone | Phone: +44 20 7946 0958. | phone plus four four two zero seven nine four six zero nine five eight
 phone | Call 212-555-0147, ext. 204. | call two one two five five five zero one four seven extension two zero four || call two one two five five five zero one four seven extension two oh four
 phone | Fax 303-555-0177. | fax three zero three five five five zero one seven seven
 phone | My number is 650 555 0111. | my number is six five zero five five five zero one one one
-phone | Call (800) 555-0100 for help. | call eight zero zero five five five zero one zero zero for help
+phone | Call (800) 555-0100 for help. | call eight zero zero five five five zero one zero zero for help || call eight hundred five five five zero one zero zero for help
 phone | Try 020 7946 0000. | try zero two zero seven nine four six zero zero zero zero
 phone | Ring 917-555-0133 after six. | ring nine one seven five five five zero one three three after six
 phone | Call +61 2 5550 1234. | call plus six one two five five five zero one two three four
 phone | Dial 911. | dial nine one one
 phone | Text HELP to 555-0100. | text help to five five five zero one zero zero
 phone | His cell is 310-555-0166. | his cell is three one zero five five five zero one six six
-phone | Call 1 800 555 0199. | call one eight zero zero five five five zero one nine nine
+phone | Call 1 800 555 0199. | call one eight zero zero five five five zero one nine nine || call one eight hundred five five five zero one nine nine
 phone | The office is 408-555-0155. | the office is four zero eight five five five zero one five five
 digits | The PIN is 0091. | the pin is zero zero nine one
 digits | Your zip code is 94103. | your zip code is nine four one zero three
@@ -181,8 +181,8 @@ web | Open report.pdf. | open report dot p d f || open report dot pdf
 web | Contact bob_smith@gmail.com. | contact bob underscore smith at gmail dot com
 web | Go to www.example.com. | go to w w w dot example dot com
 web | Read notes.txt first. | read notes dot t x t first || read notes dot txt first
-web | Mail info@shop.co.uk. | mail info at shop dot co dot uk
-web | Check status.acme.io. | check status dot acme dot io
+web | Mail info@shop.co.uk. | mail info at shop dot co dot uk || mail info at shop dot co dot u k
+web | Check status.acme.io. | check status dot acme dot io || check status dot acme dot i o
 web | Visit https://docs.acme.com/start. | visit docs dot acme dot com slash start
 web | Email a.b@c.com. | email a dot b at c dot com
 web | See github.com/acme. | see github dot com slash acme

@@ -170,6 +170,13 @@ ADDRESSES = [
     ("The suite is 1200 sq. ft.", "The suite is one thousand two hundred square feet."),
 ]  # fmt: skip
 
+CODES = [
+    ("Interest is 4.25% APR.", "Interest is four point two five percent A. P R."),  # no "Apr."
+    ("See you on Apr. 5th.", "See you on April fifth."),
+    ("Train 2B-15.", "Train two B, one five."),  # a scale on one end only: a code, not a range
+    ("It costs $5M-10M", "It costs five million to ten million dollars"),
+]  # fmt: skip
+
 MEASURES = [
     ("Flow is 3 cc/s", "Flow is three cubic centimeters per second"),
     ("Add 10 cc of water.", "Add ten cubic centimeters of water."),

@@ -33,6 +33,8 @@ EMAILS = [
     ("Email a1b2@abc.com", "Email A. one B two at A. B C dot com"),
     ("Email asdf123@schmidt.de", "Email A. S D F one two three at schmidt dot D E"),
     ("Write to amy@aol.com", "Write to amy at A. O L dot com"),
+    ("Email tom.lee@uni.edu", "Email tom dot lee at uni dot edu"),
+    ("Shop at eco-goods.com", "Shop at eco dash goods dot com"),
     ("My email is JohnDoe1985@Outlook.com", "My email is John Doe one nine eight five at Outlook dot com"),
     ("Email ann@ups.com", "Email ann at U P S dot com"),
     ("Email eli@ceo.com or leo_b@irs.gov", "Email eli at C E O dot com or leo underscore B at I R S dot gov"),

@@ -70,7 +70,12 @@ def split_token(token: str) -> tuple[str, str, str]:
     if (
         trail.startswith(".")
         and core
-        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
+        and (
+            re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
+            or (
+                core.lower() + "." in _DOTTED and not (len(core) > 2 and core.isupper())
+            )  # "APR." is no "Apr."
+        )
     ):
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
@@ -232,6 +237,8 @@ class _Walk:
         thousands = left[-1:] in "kK" and right[-1:] in "kK"  # "10K-20K" is no seat
         if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha() and not thousands:
             return f"{places[0]} to {places[1]}"
+        if re.match(r"^\d+[kKMB]$", left) and not re.search(r"[kKMB]$", right):
+            return None  # "2B-15" is a code: a scale is written on both ends of a range ("10K-20K")
         if not (self._rangeable(left) and self._rangeable(right)):
             return None
         w = self.w

@@ -72,6 +72,7 @@ _WORDS3 = frozenset([
     "ate", "awe", "axe", "eat", "ebb", "egg", "ego", "elf", "elk", "elm", "end", "era", "eve", "ewe",
     "eye", "ice", "icy", "ill", "ink", "inn", "ion", "its", "ivy", "oak", "oar", "oat", "odd", "ode",
     "off", "oil", "old", "one", "opt", "orb", "ore", "our", "out", "owe", "owl", "own", "use",
+    "uni", "eco", "emu",  # said as words in domains ("uni.edu", "eco-shop")
     "abe", "ada", "ali", "ana", "ari", "ava", "eli", "eva", "ian", "ike", "ira", "ola", "uma",  # names
     "leo", "mia", "gia", "pia", "lia", "teo",  # and names whose vowels no syllable rule above allows
 ])  # fmt: skip
