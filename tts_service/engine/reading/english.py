@@ -70,12 +70,7 @@ def split_token(token: str) -> tuple[str, str, str]:
     if (
         trail.startswith(".")
         and core
-        and (
-            re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
-            or (
-                core.lower() + "." in _DOTTED and not (len(core) > 2 and core.isupper())
-            )  # "APR." is no "Apr."
-        )
+        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
     ):
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
@@ -210,6 +205,9 @@ class _Walk:
         spoken = read_core(core, w, ctx)
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
+        if spoken is None and len(core) > 3 and core[:-1].isupper() and core.endswith("."):
+            acronym = read_core(core[:-1], w, ctx)  # "4.25% APR.": no date follows, so no "Apr."
+            spoken = None if acronym is None else acronym.rstrip(".") + "."
         return core if spoken is None else spoken
 
     def _rangeable(self, core: str) -> bool:
