@@ -24,6 +24,8 @@ from pipecat.processors.frame_processor import FrameProcessor
 from agent.pipeline import SYSTEM_PROMPT, AgentParts, agent_tts
 from agent.responder import DEMO_PHRASES, FALLBACKS, DemoResponder, demo_fallback
 from agent.stt.choice import DEFAULT_STT, STTFactory, stt_factory
+from agent.turn_taking.backchannel_words import listening_words
+from agent.turn_taking.barge_in import BargeIn
 from agent.turn_taking.strategies import TurnTakingConfig
 from agent.vad import VAD_ANALYZERS
 from tts_service.errors import InvalidInputError
@@ -135,8 +137,13 @@ def default_parts(runtime: EngineRuntime, settings: AgentSettings) -> AgentParts
         )
     turn_taking = TURN_TAKING[settings.turn_taking]
     if turn_taking is not None and not settings.english:  # the word cues would misread the words
+        listening = listening_words(settings.language)  # but a backchannel is known by its words
         turn_taking = dataclasses.replace(
-            turn_taking, policy=dataclasses.replace(turn_taking.policy, words=False)
+            turn_taking,
+            policy=dataclasses.replace(turn_taking.policy, words=False),
+            barge_in=functools.partial(
+                BargeIn, backchannels=listening.backchannels, stop_words=listening.stop_words
+            ),
         )
     parts = AgentParts(runtime=runtime, vad=vad, turn_taking=turn_taking)
     if settings.uses_llm:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")  # letters of any script: "sí", "d'accord"
 
 
 def _listed(*groups: str) -> frozenset[str]:
