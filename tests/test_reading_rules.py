@@ -171,6 +171,8 @@ ADDRESSES = [
 ]  # fmt: skip
 
 CODES = [
+    ("Update to v2.1.3 today.", "Update to version two point one point three today."),
+    ("Version 2.1.3 is out", "Version two point one point three is out"),
     ("Interest is 4.25% APR.", "Interest is four point two five percent A. P R."),  # no "Apr."
     ("See you on Apr. 5th.", "See you on April fifth."),
     ("Train 2B-15.", "Train two B, one five."),  # a scale on one end only: a code, not a range
