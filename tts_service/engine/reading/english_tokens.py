@@ -384,8 +384,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if _IP.match(core) and ("ip" in ctx.before or any(len(p) == 3 for p in core.split("."))):
         return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
     if _VERSION.match(core):  # "v2.1.3": "version two point one point three"
-        said = " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
-        return ("version " if core[0] in "vV" else "") + said
+        parts = " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
+        return ("version " if core[0] in "vV" else "") + parts
     if (said := roles.dimension(core, w)) is not None:
         return said
     if (m := _GLUED_UNIT.match(core)) is not None:
