@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Callable
 
 import pytest
@@ -60,15 +61,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 CHROMIUM = "/usr/bin/chromium"
 
 
+#: how long a browser test in CI waits for ``.ci/run``'s background install of Chromium to end
+CHROMIUM_INSTALL_WAIT_S = 600.0
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """A ``chromium`` test skips where the browser is missing, saying so; in CI it fails instead.
 
-    ``.ci/run`` installs Chromium beside the Python installs and sets ``WARMLINE_CI_CHROMIUM``:
-    there a missing browser is CI's own fault, and a skip would hide that the browser tests did not run.
+    ``.ci/run`` installs Chromium beside the Python installs and sets ``WARMLINE_CI_CHROMIUM`` to
+    the file it touches once that install is over: the test waits for it, and a browser missing
+    then is CI's own fault, which a skip would hide.
     """
-    if item.get_closest_marker("chromium") is None or os.access(CHROMIUM, os.X_OK):
+    if item.get_closest_marker("chromium") is None:
         return
-    if os.environ.get("WARMLINE_CI_CHROMIUM"):
+    installed = os.environ.get("WARMLINE_CI_CHROMIUM")
+    if installed:
+        deadline = time.monotonic() + CHROMIUM_INSTALL_WAIT_S
+        while not os.path.exists(installed) and time.monotonic() < deadline:
+            time.sleep(1.0)
+    if os.access(CHROMIUM, os.X_OK):
+        return
+    if installed:
         pytest.fail(f"{CHROMIUM} is missing, though .ci/run installs it (see its chromium log)")
     pytest.skip("Debian chromium is not installed (apt-get install chromium)")
 
