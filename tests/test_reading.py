@@ -157,6 +157,9 @@ SENTENCES = [
     "Order 4410-AZ ships on 03/15/2024 to 123 Main St, Austin, TX 78701.",
     "It was -€15, about 10-15% off, see https://www.acme.com/help for 5'10\" sizes.",
     "Wed, Mar 12: gate B22, room 1207, a 40 x 30 cm box, 1 1/2 cups, order #58213, ID: 845 2231 9907.",
+    "Write to a-1.b3_c&-d@gma4i-l.com or sdf@gmail.com/123-sm today.",
+    "See https://www.acme.com/help?id=42&lang=en, then ourdailynews.abc or 192.168.1.1:8080.",
+    "Follow @jane_doe and #BlackFriday2024, open Q3_Report-final.xlsx, not end.Next or e.g this.",
 ]
 
 
@@ -172,7 +175,7 @@ def _read_fed(pieces: list[str]) -> str:
     return " ".join(texts)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(index=st.integers(0, len(SENTENCES) - 1), cuts=st.lists(st.integers(1, 200), max_size=40))
 def test_every_split_of_a_sentence_reads_as_the_whole_sentence(index: int, cuts: list[int]) -> None:
     """Tokens in any split ("$2", ",418", ".", "07"; "415-", "555") are read as the whole text."""

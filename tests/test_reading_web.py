@@ -4,14 +4,8 @@ and hashtags; and the look-alikes that are none of these (a missing space, "e.g"
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from toy_backends import ToneBackend
 
 from tts_service.engine.reading import read
-from tts_service.engine.reading.preview import preview
-from tts_service.engine.segmenter import Segmenter
-from tts_service.engine.speakable import SpeakableStage
 
 # A letter alone is said by its name (the reader's "A." keeps a model from saying the article);
 # a short piece no one can pronounce ("cdf", "abc", "aol") is spelled; a country code is spelled.
@@ -171,31 +165,3 @@ def test_an_address_is_one_written_token_for_the_marks() -> None:
 def test_an_address_with_nothing_after_its_scheme_or_sign_is_read_without_error(written: str) -> None:
     reading = read(f"See {written} now")
     assert sum(reading.counts) == len(reading.text.split())
-
-
-SENTENCES = [
-    "Write to a-1.b3_c&-d@gma4i-l.com or sdf@gmail.com/123-sm today.",
-    "See https://www.acme.com/help?id=42&lang=en, then ourdailynews.abc or 192.168.1.1:8080.",
-    "Follow @jane_doe and #BlackFriday2024, open Q3_Report-final.xlsx, not end.Next or e.g this.",
-]
-
-
-def _read_fed(pieces: list[str]) -> str:
-    seg = Segmenter()
-    stage = SpeakableStage(ToneBackend.capabilities)
-    texts: list[str] = []
-    for piece in pieces:
-        seg.feed(piece, 0.0)
-        texts += [u.text for u in stage.take(seg.units_ready())]
-    seg.flush()
-    texts += [u.text for u in stage.take(seg.units_ready())]
-    return " ".join(texts)
-
-
-@settings(max_examples=100, deadline=None)
-@given(index=st.integers(0, len(SENTENCES) - 1), cuts=st.lists(st.integers(1, 200), max_size=30))
-def test_an_address_split_across_stream_tokens_reads_as_the_whole(index: int, cuts: list[int]) -> None:
-    text = SENTENCES[index]
-    points = sorted({c % len(text) for c in cuts} - {0})
-    pieces = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
-    assert _read_fed(pieces) == preview(text, ToneBackend.capabilities)
