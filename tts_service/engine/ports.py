@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tts_service.engine.types import WordMark
+from tts_service.errors import InvalidSpeedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,17 @@ class Capabilities:
     speed_range: tuple[float, float] = (0.5, 2.0)
     #: phoneme symbols the model takes inline as ``[word](/phonemes/)``; empty: no phonemes
     phoneme_symbols: frozenset[str] = frozenset()
+
+    def checked_speed(self, speed: object) -> float:
+        """``speed`` as a float within ``speed_range``; else ``InvalidSpeedError`` (NaN included)."""
+        lo, hi = self.speed_range
+        try:
+            rate = float(speed)  # type: ignore[arg-type]  # anything a client sent; float() judges it
+        except (TypeError, ValueError) as exc:
+            raise InvalidSpeedError(f"speed must be a number between {lo} and {hi}, got {speed!r}") from exc
+        if not lo <= rate <= hi:  # NaN fails this too
+            raise InvalidSpeedError(f"speed must be between {lo} and {hi}, got {speed!r}")
+        return rate
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -39,7 +39,6 @@ from tts_service.dsp import fade_in, fade_out
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
 from tts_service.errors import (
     InvalidInputError,
-    InvalidSpeedError,
     ModelNotAvailableError,
     SynthesisError,
     UnknownVoiceError,
@@ -279,13 +278,7 @@ class HibariBackend:
         """
         if not isinstance(state, HibariVoiceState):
             raise InvalidInputError(f"not a hibari voice state: {type(state).__name__}")
-        lo, hi = self.capabilities.speed_range
-        try:
-            rate = float(speed)
-        except (TypeError, ValueError) as exc:
-            raise InvalidSpeedError(f"speed must be a number between {lo} and {hi}, got {speed!r}") from exc
-        if not lo <= rate <= hi:  # NaN fails this too
-            raise InvalidSpeedError(f"speed must be between {lo} and {hi}, got {speed!r}")
+        rate = self.capabilities.checked_speed(speed)
         model = self._model(state.voice)
         frontend = model.frontend
         words = text.split()

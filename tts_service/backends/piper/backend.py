@@ -46,7 +46,6 @@ from tts_service.backends.word_marks import place_words
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
 from tts_service.errors import (
     InvalidInputError,
-    InvalidSpeedError,
     ModelNotAvailableError,
     SynthesisError,
     UnknownVoiceError,
@@ -229,13 +228,7 @@ class PiperBackend:
         """Audio of one speakable unit with its word marks and speech span; raises SynthesisError."""
         if not isinstance(state, PiperVoiceState):
             raise InvalidInputError(f"not a piper voice state: {type(state).__name__}")
-        lo, hi = self.capabilities.speed_range
-        try:
-            rate = float(speed)
-        except (TypeError, ValueError) as exc:
-            raise InvalidSpeedError(f"speed must be a number between {lo} and {hi}, got {speed!r}") from exc
-        if not lo <= rate <= hi:  # NaN fails this too
-            raise InvalidSpeedError(f"speed must be between {lo} and {hi}, got {speed!r}")
+        rate = self.capabilities.checked_speed(speed)
         voice = self._voice(state.model)
         words = text.split()
         try:
