@@ -194,7 +194,9 @@ def test_a_reader_that_fails_ends_its_carrier_call_and_frees_its_slot(
                 await hang_up([stream])
 
     asyncio.run(main())
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # the call's own lines: under xdist a worker's earlier test may leave a client that another
+    # library closes when it is collected, which asyncio logs at ERROR during this test
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("warmline")]
     assert len(errors) == 1, [r.getMessage() for r in errors]
     assert "ended (reader_failed): KeyError" in errors[0].getMessage()
     assert errors[0].exc_info is not None and errors[0].exc_info[0] is KeyError
