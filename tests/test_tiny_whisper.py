@@ -24,6 +24,7 @@ from agent.stt.tiny_model import (
     SAMPLE_RATE,
     TinyWhisper,
     _cut_repeat,
+    _with_audio,
     load_tiny_whisper,
     model_dir,
     voiced_end_s,
@@ -124,6 +125,28 @@ def test_a_sentence_stopped_midway_goes_on_by_the_decoders_own_score(
     whole = _whisper_on_the_line(pcm)
     assert whole.ends is not None and whole.ends >= policy.ends_probability, whole
     assert policy.verdict(whole.text, 0.99, heard=whole)[1] == "complete"
+
+
+def test_words_written_past_the_callers_voice_are_not_heard(hibari_backend: Backend) -> None:
+    """Cut after "to", whisper writes "i need to talk to you": its alignment gives "you" no time,
+    so the caller never said it; the words end on "to", scored there, and the turn end waits. The
+    whole sentence keeps every word."""
+    policy = TurnEndPolicy()
+    sentence = "I need to talk to someone about my order."
+    pcm, marks = spoken_marked(hibari_backend, sentence, 8000, seed=VOICE_SEED)
+    cut = (marks[4].end_sample + marks[5].start_sample) // 2
+    first = _whisper_on_the_line(np.concatenate([pcm[:cut], np.zeros(480, np.int16)]))
+    assert first.text == "i need to talk to", first
+    assert policy.verdict(first.text, 0.99, heard=first) == (policy.unfinished_gap_s, "goes on")
+    whole = _whisper_on_the_line(pcm)
+    assert whole.text == normalize_phrase(sentence), whole
+
+
+def test_only_the_words_at_the_end_with_no_time_are_dropped() -> None:
+    assert _with_audio([(0.0, 0.2), (0.2, 0.5), (0.5, 0.5), (0.5, 0.5)]) == 2
+    assert _with_audio([(0.0, 0.2), (0.2, 0.2), (0.2, 0.5)]) == 3  # a word with no time inside stays
+    assert _with_audio([(0.0, 0.2), (0.2, 0.4)]) == 2
+    assert _with_audio([(0.3, 0.3)]) == 0
 
 
 def _whisper_on_the_line(pcm: np.ndarray) -> Heard:
