@@ -21,6 +21,19 @@ that do not match the audio:
   A buffer shorter than the tensor fails the run (``Reshape``), and the backend retries with a
   longer one.
 
+* **streamed decoding**: a one-speaker graph is cut in two sessions at the flow's input, the
+  latent prior ``z_p`` ([1, C, frames], the text's frames expanded by the durations and the
+  flow's noise added): the **front** (ids -> ``z_p`` and the capped durations, the seeded noise
+  in it) and the **back** (the flow and the HiFi-GAN decoder: ``z_p`` frames -> ``hop`` samples
+  each). Both are convolutions over frames only, so a slice of ``z_p`` with ``CONTEXT_FRAMES`` of
+  context on each side decodes to the same audio as the whole (``decode``), and the backend can
+  hand the engine a unit's first 80 ms before the rest is decoded. The cut is found by structure,
+  not trusted by name: ``z_p`` is what the first ``/flow/`` node reads from outside the flow, the
+  mask the other factor of the ``Mul`` that feeds the first ``/dec/`` ``Conv``, and the back must
+  need nothing else from the graph (else PiperGraphError). A multi-speaker graph conditions the
+  flow and decoder on the speaker too; it is kept whole (``back`` is None) and rendered a unit at
+  a time, as before.
+
 Nothing here is Piper's code: this only edits the graph a user gives us, with onnx.
 """
 
@@ -29,6 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper
@@ -37,6 +52,11 @@ from onnx import TensorProto, helper
 NOISE_INPUTS = ("warmline_noise_0", "warmline_noise_1")
 #: the graph input that caps each id's duration, in frames (float, one value per id)
 MAX_FRAMES_INPUT = "warmline_max_frames"
+#: latent frames of context each side of a decoded slice: the flow's and decoder's reach. Measured
+#: on joe (medium), the worst sample of a slice's audio against the whole decode's, relative to its
+#: peak: 24 frames -55 dB (most cuts below -80 dB), 20 frames -40 dB, 16 frames -30 dB; the
+#: decoder alone reaches 10 frames. See tests/test_piper_streaming.py
+CONTEXT_FRAMES = 24
 _ZERO = "warmline_zero"
 _ONE_DIM = "warmline_one_dim"
 
@@ -47,13 +67,41 @@ class PiperGraphError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class PiperSession:
-    """An onnxruntime session of a Piper voice, with durations as output 1 and seeded noise inputs."""
+    """A Piper voice on onnxruntime: durations exposed, noise seeded, and (one speaker) cut in two.
 
-    session: Any
+    ``front`` takes the graph's inputs and the noise and cap inputs; its output 1 is the capped
+    durations, its output 0 the latent ``z_p`` [1, C, frames] when ``back`` is set (decode it with
+    ``decode``), else the audio itself (a multi-speaker graph, kept whole).
+    """
+
+    front: Any
+    #: the flow and decoder: ``z_p`` frames -> audio; None when ``front`` renders the audio
+    back: Any | None
     #: the graph takes a speaker id (``sid``)
     multi_speaker: bool
     #: how many noise inputs it takes (``NOISE_INPUTS[:noises]``)
     noises: int
+    #: the back's input names: the latent, then its frame mask
+    back_inputs: tuple[str, str] = ("", "")
+
+
+def decode(
+    graph: PiperSession, latent: npt.NDArray[np.float32], start: int, end: int
+) -> npt.NDArray[np.float32]:
+    """The audio of frames ``start:end`` of ``latent`` (the front's output 0), ``hop`` samples a frame.
+
+    Decodes the slice with ``CONTEXT_FRAMES`` of context each side (none past the unit's ends,
+    where the whole decode has none either), so slices joined match the whole decode.
+    """
+    if graph.back is None:
+        raise PiperGraphError("this voice's graph is kept whole: it has no decoder to run on its own")
+    frames = latent.shape[2]
+    lo, hi = max(0, start - CONTEXT_FRAMES), min(frames, end + CONTEXT_FRAMES)
+    name, mask = graph.back_inputs
+    feeds = {name: np.ascontiguousarray(latent[:, :, lo:hi]), mask: np.ones((1, 1, hi - lo), np.float32)}
+    audio = np.asarray(graph.back.run(None, feeds)[0], np.float32).reshape(-1)
+    hop = len(audio) // max(hi - lo, 1)
+    return audio[(start - lo) * hop : (end - lo) * hop]
 
 
 def open_piper_session(path: str, threads: int) -> PiperSession:
@@ -71,17 +119,104 @@ def open_piper_session(path: str, threads: int) -> PiperSession:
         raise PiperGraphError(f"expected one Ceil (the durations) in the graph, found {len(ceils)}")
     _seed_noise(graph)
     durations = _cap_durations(graph, ceils[0])
-    graph.output.append(helper.make_tensor_value_info(durations, TensorProto.FLOAT, None))
+    multi_speaker = "sid" in names
+    if multi_speaker:
+        graph.output.append(helper.make_tensor_value_info(durations, TensorProto.FLOAT, None))
+        front, back, back_inputs = _session(model, threads), None, ("", "")
+    else:
+        front_model, back_model, back_inputs = _split(model, durations)
+        front, back = _session(front_model, threads), _session(back_model, threads)
+    noises = sum(1 for i in front.get_inputs() if i.name in NOISE_INPUTS)
+    return PiperSession(front, back, multi_speaker, noises, back_inputs)
+
+
+def _session(model: Any, threads: int) -> Any:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = threads
     options.log_severity_level = 3
     try:
-        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise PiperGraphError(f"onnxruntime could not load it ({exc})") from exc
-    noises = sum(1 for i in session.get_inputs() if i.name in NOISE_INPUTS)
-    return PiperSession(session, "sid" in names, noises)
+
+
+def _split(model: Any, durations: str) -> tuple[Any, Any, tuple[str, str]]:
+    """The front (ids -> ``z_p``, durations) and back (``z_p``, mask -> audio) models of a graph."""
+    graph = model.graph
+    produced = {out: node for node in graph.node for out in node.output}
+    dec = next((n for n in graph.node if n.op_type == "Conv" and n.name.startswith("/dec/")), None)
+    if dec is None:
+        raise PiperGraphError("no decoder in the graph (a Conv named /dec/...)")
+    masking = produced.get(dec.input[0])
+    flow = [n for n in graph.node if n.name.startswith("/flow/")]
+    flow_out = {out for n in flow for out in n.output}
+    if (
+        masking is None
+        or masking.op_type != "Mul"
+        or not flow
+        or not any(i in flow_out for i in masking.input)
+    ):
+        raise PiperGraphError("the decoder's input is not the flow's output times the frame mask")
+    mask = next(i for i in masking.input if i not in flow_out)
+    latent = next((i for i in flow[0].input if i and i not in flow_out and i in produced), None)
+    if latent is None:
+        raise PiperGraphError("the flow's first node reads no latent from the graph")
+    output = graph.output[0]
+    back_nodes, needs = _slice(graph, [output.name], {latent, mask})
+    if needs != {latent, mask}:
+        raise PiperGraphError(f"the flow and decoder need more than the latent and mask: {sorted(needs)}")
+    front_nodes, front_needs = _slice(graph, [latent, durations], set())
+    inputs = [i for i in graph.input if i.name in front_needs]
+    front = _model(
+        model,
+        front_nodes,
+        inputs,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in (latent, durations)],
+    )
+    back = _model(
+        model,
+        back_nodes,
+        [
+            helper.make_tensor_value_info(latent, TensorProto.FLOAT, [1, None, None]),
+            helper.make_tensor_value_info(mask, TensorProto.FLOAT, [1, 1, None]),
+        ],
+        [output],
+    )
+    return front, back, (latent, mask)
+
+
+def _slice(graph: Any, outputs: list[str], stop: set[str]) -> tuple[list[Any], set[str]]:
+    """The nodes that compute ``outputs`` (in graph order), and the tensors they read from outside
+    (graph inputs, or the names in ``stop``, where the walk ends)."""
+    produced = {out: node for node in graph.node for out in node.output}
+    weights = {i.name for i in graph.initializer}
+    keep: dict[int, Any] = {}
+    needs: set[str] = set()
+    seen: set[str] = set()
+    todo = list(outputs)
+    while todo:
+        name = todo.pop()
+        if not name or name in seen or name in weights:
+            continue
+        seen.add(name)
+        node = produced.get(name)
+        if name in stop or node is None:
+            needs.add(name)
+            continue
+        keep[id(node)] = node
+        todo.extend(node.input)
+    return [n for n in graph.node if id(n) in keep], needs
+
+
+def _model(model: Any, nodes: list[Any], inputs: list[Any], outputs: list[Any]) -> Any:
+    """A model of ``nodes`` with the weights they read, under ``model``'s opsets."""
+    used = {i for n in nodes for i in n.input}
+    weights = [t for t in model.graph.initializer if t.name in used]
+    graph = helper.make_graph(nodes, model.graph.name, inputs, outputs, weights)
+    out = helper.make_model(graph, opset_imports=list(model.opset_import))
+    out.ir_version = model.ir_version
+    return out
 
 
 def _cap_durations(graph: Any, ceil: Any) -> str:
@@ -130,4 +265,12 @@ def _seed_noise(graph: Any) -> None:
             graph.node.insert(at + j, new)
 
 
-__all__ = ["MAX_FRAMES_INPUT", "NOISE_INPUTS", "PiperGraphError", "PiperSession", "open_piper_session"]
+__all__ = [
+    "CONTEXT_FRAMES",
+    "MAX_FRAMES_INPUT",
+    "NOISE_INPUTS",
+    "PiperGraphError",
+    "PiperSession",
+    "decode",
+    "open_piper_session",
+]
