@@ -15,7 +15,12 @@ from asr import DISTRACTORS
 from engine_helpers import events_of, frames_of, pump, words_of
 
 from tts_service.backends.piper.backend import PiperBackend, PiperVoiceState
-from tts_service.backends.piper.piper_compat import CONTEXT_FRAMES, PiperGraphError, open_piper_session
+from tts_service.backends.piper.piper_compat import (
+    DECODER_CONTEXT_FRAMES,
+    FLOW_CONTEXT_FRAMES,
+    PiperGraphError,
+    open_piper_session,
+)
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.jobs import PieceJob, UnitJob
 from tts_service.engine.ports import StreamingUnitBackend, UnitAudio
@@ -51,8 +56,8 @@ def test_piper_is_a_streaming_unit_backend(piper_backend: PiperBackend) -> None:
 
 @pytest.mark.parametrize(("text", "seed"), [("I see,", 0), (TEXT, 1), ("Thanks for waiting, I found it.", 2)])
 def test_pieces_joined_match_the_whole_decode(piper_backend: PiperBackend, text: str, seed: int) -> None:
-    """The golden check of the chunked decoding: with ``CONTEXT_FRAMES`` of context each side,
-    the pieces joined are the whole decode's samples but for float rounding and the last trace of
+    """The golden check of the chunked decoding: with the decoder's and the flow's context each
+    side, the pieces joined are the whole decode's samples but for float rounding and the last trace of
     the flow's reach (over 60 dB, no sample off by more than -54 dB of the peak), with the same
     words and speech span."""
     state = piper_backend.new_voice_state(JOE)
@@ -70,12 +75,14 @@ def test_pieces_joined_match_the_whole_decode(piper_backend: PiperBackend, text:
 def test_less_context_than_the_flow_and_decoder_reach_does_not_match(
     piper_backend: PiperBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The context is what makes the pieces match: with a third of it, the joins are audible."""
+    """The context is what makes the pieces match: with a third of either, the joins are audible."""
     state = piper_backend.new_voice_state(JOE)
     whole = piper_backend.synthesize(state, TEXT, speed=1.0, seed=1)
-    monkeypatch.setattr("tts_service.backends.piper.piper_compat.CONTEXT_FRAMES", CONTEXT_FRAMES // 3)
-    audio, _ = joined(piper_backend.synthesize_stream(state, TEXT, speed=1.0, seed=1))
-    assert snr_db(whole.samples, audio) < 40
+    for name, frames in (("DECODER", DECODER_CONTEXT_FRAMES), ("FLOW", FLOW_CONTEXT_FRAMES)):
+        with monkeypatch.context() as patch:
+            patch.setattr(f"tts_service.backends.piper.piper_compat.{name}_CONTEXT_FRAMES", frames // 3)
+            audio, _ = joined(piper_backend.synthesize_stream(state, TEXT, speed=1.0, seed=1))
+        assert snr_db(whole.samples, audio) < 40, name
 
 
 def test_the_first_piece_is_a_small_part_of_the_unit(piper_backend: PiperBackend) -> None:

@@ -234,7 +234,7 @@ class PiperBackend:
             voice, to_ids(espeak.phonemize("Hello."), config.phoneme_ids).ids, 1.0, speaker, 0
         )
         frames = int(durations.sum())
-        audio = first if graph.back is None else decode(graph, first, 0, frames)
+        audio = first if graph.decoder is None else decode(graph, first, 0, frames)
         self._voices[files.name] = replace(voice, hop=len(audio) // frames)
 
     # -- synthesis -------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ class PiperBackend:
         edges = np.concatenate([[0], np.cumsum(durations)])
         rest: LatentPieces | None = None
         resampler = StreamResampler(voice.config.sample_rate, self.capabilities.sample_rate)
-        if graph.back is None:
+        if graph.decoder is None:
             samples = first
         elif not streamed:
             samples = decode(graph, first, 0, frames)
@@ -340,13 +340,13 @@ class PiperBackend:
         out = np.asarray(first, np.float32)
         # The durations come from inside the graph; if an export moved them, say so rather than
         # publish word marks that do not match the audio.
-        length = out.shape[-1] if voice.graph.back is not None else out.size
+        length = out.shape[-1] if voice.graph.decoder is not None else out.size
         if len(durations) != len(ids) or total <= 0 or length % total:
             raise SynthesisError(
                 f"piper durations do not match its audio ({total} frames for {length} samples or frames, "
                 f"{len(durations)} durations for {len(ids)} ids)"
             )
-        return (out if voice.graph.back is not None else out.reshape(-1)), durations
+        return (out if voice.graph.decoder is not None else out.reshape(-1)), durations
 
 
 __all__ = ["SAMPLE_RATE", "PiperBackend", "PiperVoiceState"]

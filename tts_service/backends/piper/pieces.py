@@ -6,8 +6,9 @@ compute. ``plan`` cuts the latent's frames into pieces: the first reaches just p
 80 ms frame of speech (``FIRST_PIECE_S`` after the first phoneme begins), so the engine can send
 that frame after decoding a few dozen frames instead of the whole unit; each later piece is
 ``GROWTH`` times all decoded before it, so a piece is decoded long before the audio before it has
-played, and a unit costs few pieces (each piece decodes ``CONTEXT_FRAMES`` of context on each
-side that it then drops). ``piper_compat.decode`` makes the joined pieces match the whole decode.
+played, and a unit costs few pieces (each piece decodes context on each side that it then drops:
+``piper_compat.DECODER_CONTEXT_FRAMES``, and ``FLOW_CONTEXT_FRAMES`` more through the flow).
+``piper_compat.decode`` makes the joined pieces match the whole decode.
 """
 
 from __future__ import annotations
