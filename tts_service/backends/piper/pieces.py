@@ -24,8 +24,10 @@ from tts_service.engine.resample import StreamResampler
 F32 = npt.NDArray[np.float32]
 
 #: the first piece reaches this far past the start of the first phoneme: one 80 ms frame of speech,
-#: the engine's 8 ms trim margin, and what its resampler holds back (soxr HQ: about 17 ms)
-FIRST_PIECE_S = 0.12
+#: the engine's 8 ms trim margin, and what its resampler holds back, which soxr hands out in blocks
+#: (to 8 kHz about 67 ms of input a block). 0.12 s left 26 of 40 first units a frame short at 8 kHz
+#: (the frame then waits for the next, larger piece), 0.14 s none at 8 to 48 kHz
+FIRST_PIECE_S = 0.14
 #: each later piece holds this many times the frames decoded before it
 GROWTH = 4
 
