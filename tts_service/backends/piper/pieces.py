@@ -28,8 +28,11 @@ F32 = npt.NDArray[np.float32]
 #: (to 8 kHz about 67 ms of input a block). 0.12 s left 26 of 40 first units a frame short at 8 kHz
 #: (the frame then waits for the next, larger piece), 0.14 s none at 8 to 48 kHz
 FIRST_PIECE_S = 0.14
-#: each later piece holds this many times the frames decoded before it
-GROWTH = 4
+#: each later piece holds this many times the frames decoded before it. The second piece must be
+#: decoded before the listener has played the first (about 1.3 frames: one 80 ms frame beyond the
+#: first), on a worker that may be busy with other calls: at 2x it is about 32 frames, some 40 ms
+#: of compute here (4x: 60 ms); its context (the decoder's 20 frames, the flow's 60) is the floor
+GROWTH = 2
 
 
 def plan(frames: int, first_speech_frame: int, frames_per_s: float) -> list[int]:
