@@ -12,8 +12,9 @@ A turn's first unit may also be shaped as its audio arrives (``open``, then ``mo
 piece, from a ``StreamingUnitBackend``), so its first frame can go out before the model has made
 the rest. Its level sets the turn's anchor (gain 0, as for any first unit), so nothing waits for
 the whole unit; its start is found in the audio so far (the threshold follows the loudest window
-so far, not the whole unit's); its end, found once the last piece is in, is never before what was
-already handed out (plus the fade out). Otherwise it is trimmed and faded as ``shape`` would.
+so far, not the whole unit's); audio after the speech so far waits for the next piece; its end,
+found once the last piece is in, is never before what was already handed out (plus the fade
+out). Otherwise it is trimmed and faded as ``shape`` would.
 
 Pure numpy on float32 arrays at the model's rate; no I/O, no clocks.
 """
@@ -170,6 +171,12 @@ class UnitConditioner:
         unit.audio = np.concatenate([unit.audio, piece.astype(np.float32, copy=False)])
         return self._advance(last=last)
 
+    def abandon(self) -> None:
+        """The open unit's audio stops here (its model failed): its level so far sets the turn's."""
+        unit, self._open = self._open, None
+        if unit is not None and unit.start is not None and unit.emitted:
+            self._level(unit.audio[unit.start : unit.start + unit.emitted].copy())
+
     def _advance(self, *, last: bool) -> ShapedUnit | None:
         unit = self._open
         assert unit is not None
@@ -185,9 +192,12 @@ class UnitConditioner:
         start = unit.start
         p = self.policy
         fade_out_len = self._ms(p.fade_out_ms)
-        end = len(audio)
+        # Up to the speech's end so far and its margin, less the fade out it may end with (the
+        # margin may reach past the audio so far): the rest waits for the next piece, which goes
+        # on speaking or ends the unit there.
+        _, trimmed = self._speech_span(audio, unit.hint_start, unit.hint_end, clamp=False)
+        end = min(len(audio), max(trimmed - fade_out_len, start + unit.emitted))
         if last:
-            _, trimmed = self._speech_span(audio, unit.hint_start, unit.hint_end)
             end = min(len(audio), max(trimmed, start + unit.emitted + fade_out_len))
         out = audio[start + unit.emitted : end].copy()
         if first:
@@ -212,8 +222,11 @@ class UnitConditioner:
         )
         return ShapedUnit(unit.gap, out, words, 0.0)
 
-    def _speech_span(self, audio: F32, hint_start: int, hint_end: int) -> tuple[int, int]:
-        """Where speech begins and ends: energy-gated, searched around the model's hint."""
+    def _speech_span(
+        self, audio: F32, hint_start: int, hint_end: int, *, clamp: bool = True
+    ) -> tuple[int, int]:
+        """Where speech begins and ends: energy-gated, searched around the model's hint (the end
+        with its margin, which ``clamp=False`` lets reach past the audio)."""
         p = self.policy
         win = self._window
         rms = window_rms(audio, win)
@@ -229,8 +242,8 @@ class UnitConditioner:
         onset = int(onset_candidates[0] if len(onset_candidates) else active[0]) * win
         offset = int(active[-1] + 1) * win
         start = max(0, onset - self._ms(p.lead_margin_ms))
-        end = min(len(audio), offset + self._ms(p.tail_margin_ms))
-        return start, end
+        end = offset + self._ms(p.tail_margin_ms)
+        return start, min(len(audio), end) if clamp else end
 
     def _level(self, out: F32) -> float:
         """Scale ``out`` in place toward the turn's anchor; returns the gain applied in dB."""

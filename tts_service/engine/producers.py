@@ -237,6 +237,7 @@ class UnitProducer:
             return []
         if result.piece is None:  # the model failed (the session reports it): end the unit here
             self._open = None
+            self._conditioner.abandon()
             self._resampler.reset()
             self._last_pad = (-(opened.lead + opened.placed)) % self._frame_len
             return (
