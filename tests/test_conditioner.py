@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from tts_service.dsp import raised_cosine
@@ -72,3 +74,44 @@ def test_raised_cosine_runs_from_zero_to_one() -> None:
     """The fade ramp is monotonic and stays inside (0, 1)."""
     ramp = raised_cosine(64)
     assert np.all(np.diff(ramp) > 0) and 0 < ramp[0] < 0.01 and 0.99 < ramp[-1] < 1
+
+
+def _shaped_in_pieces(unit: UnitAudio, cuts: list[int]) -> tuple[np.ndarray, tuple[WordMark, ...], int]:
+    """``unit`` shaped as it arrives in pieces cut at ``cuts``: the audio, the words, the pause."""
+    c = UnitConditioner(SR)
+    edges = [0, *cuts, len(unit.samples)]
+    first = c.open(
+        UnitAudio(unit.samples[: edges[1]], unit.words, unit.speech_start, unit.speech_end), Boundary.SENTENCE
+    )
+    shaped = [first]
+    for a, b in itertools.pairwise(edges[1:]):
+        shaped.append(c.more(unit.samples[a:b], last=b == len(unit.samples)))
+    got = [s for s in shaped if s is not None]
+    assert c.at_turn_start is False  # the unit set the turn's level
+    return np.concatenate([s.samples for s in got]), got[0].words, got[0].lead_silence
+
+
+def test_a_unit_shaped_in_pieces_is_the_unit_shaped_whole() -> None:
+    """A turn's first unit shaped as its pieces arrive (the first holding the speech's start at
+    full level) comes out sample for sample as shaped whole, with the same words."""
+    unit = _unit(0.3)
+    whole = UnitConditioner(SR).shape(unit, Boundary.SENTENCE)
+    for cuts in ([9000], [9000, 20000], [7500, 12000, 30000]):
+        audio, words, lead = _shaped_in_pieces(unit, cuts)
+        np.testing.assert_array_equal(audio, whole.samples)
+        assert words == whole.words and lead == whole.lead_silence == 0
+
+
+def test_a_first_piece_without_speech_waits_for_the_next() -> None:
+    """A first piece of silence only hands out nothing; the speech starts in a later piece and
+    the unit comes out as shaped whole."""
+    unit = _unit(0.3)
+    c = UnitConditioner(SR)
+    assert (
+        c.open(
+            UnitAudio(unit.samples[:5000], unit.words, unit.speech_start, unit.speech_end), Boundary.SENTENCE
+        )
+        is None
+    )
+    audio, _, _ = _shaped_in_pieces(unit, [5000, 20000])
+    np.testing.assert_array_equal(audio, UnitConditioner(SR).shape(unit, Boundary.SENTENCE).samples)

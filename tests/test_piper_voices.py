@@ -210,3 +210,18 @@ def test_speakers_sound_different_and_marks_are_resampled_with_the_audio(backend
             assert (edge / ratio) % HOP == pytest.approx(0, abs=1) or (edge / ratio) % HOP == pytest.approx(
                 HOP, abs=1
             )
+
+
+def test_a_multi_speaker_voice_is_rendered_whole_even_when_streamed(backend: PiperBackend) -> None:
+    """A multi-speaker graph is kept whole (its flow and decoder take the speaker too): asked for
+    in pieces, it gives the whole unit, the same as ``synthesize``; joe comes in pieces."""
+    state = backend.new_voice_state("en_US-tiny-low:bob")
+    whole = backend.synthesize(state, "Hello there, my friend.", speed=1.0, seed=4)
+    streamed = backend.synthesize_stream(state, "Hello there, my friend.", speed=1.0, seed=4)
+    assert streamed.rest is None
+    np.testing.assert_array_equal(streamed.samples, whole.samples)
+    assert streamed.words == whole.words
+    joe = backend.synthesize_stream(
+        backend.new_voice_state(JOE), "Hello there, my friend.", speed=1.0, seed=4
+    )
+    assert joe.rest is not None

@@ -1,7 +1,8 @@
 """Small deterministic backends for engine tests: exact, fast, and easy to reason about.
 
 ``ToneBackend`` is a unit synthesizer: each word becomes a tone burst whose length follows the
-word's length, with model-like lead and tail silence and exact word times. ``ToyFrameBackend``
+word's length, with model-like lead and tail silence and exact word times; ``PiecesToneBackend``
+hands the same audio out in pieces (a ``StreamingUnitBackend``). ``ToyFrameBackend``
 is an autoregressive-shaped model: it keeps a queue of fed words (its "KV cache" is the count of
 frames it has generated) and emits one 80 ms frame per step. Neither is a mock of hibari: the
 real model is tested in its own files; these let the state machine be tested fast and exactly.
@@ -83,6 +84,47 @@ class ToneBackend:
         parts.append(np.zeros(TAIL, np.float32))
         audio = np.concatenate(parts)
         return UnitAudio(audio, tuple(times), speech_start=LEAD, speech_end=pos)
+
+
+class TonePieces:
+    """The rest of a tone unit, ``size`` samples a piece; ``fail_at`` makes that piece raise."""
+
+    def __init__(self, audio: np.ndarray, size: int, fail_at: int | None) -> None:
+        self._audio = audio
+        self._size = size
+        self._fail_at = fail_at
+        self.pulled = 0
+
+    @property
+    def done(self) -> bool:
+        return len(self._audio) == 0
+
+    def next_piece(self) -> np.ndarray:
+        self.pulled += 1
+        if self.pulled == self._fail_at:
+            raise SynthesisError("the decoder fell over")
+        piece, self._audio = self._audio[: self._size], self._audio[self._size :]
+        return piece
+
+
+class PiecesToneBackend(ToneBackend):
+    """``ToneBackend`` whose units can come in pieces: the first to 0.1 s past the speech's start,
+    then ``size`` samples a piece; ``opened`` keeps each unit's pieces."""
+
+    name = "tone-pieces"
+
+    def __init__(self, *, size: int = 4800, fail_at: int | None = None, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.size = size
+        self.fail_at = fail_at
+        self.opened: list[TonePieces] = []
+
+    def synthesize_stream(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
+        unit = self.synthesize(state, text, speed=speed, seed=seed)
+        first = unit.speech_start + SR // 10
+        pieces = TonePieces(unit.samples[first:], self.size, self.fail_at)
+        self.opened.append(pieces)
+        return UnitAudio(unit.samples[:first], unit.words, unit.speech_start, unit.speech_end, pieces)
 
 
 class ToyFrameState(VoiceState):

@@ -22,7 +22,7 @@ from typing import Any
 from tts_service.benchmark.stats import ms_summary, ratio
 from tts_service.benchmark.texts import first_sentence_token, tokenize, turn_text
 from tts_service.engine.clock import FakeClock
-from tts_service.engine.jobs import Job, UnitJob
+from tts_service.engine.jobs import Job, PieceJob, UnitJob
 from tts_service.engine.ports import UnitBackend
 from tts_service.engine.segmenter import Boundary
 from tts_service.engine.session import EngineSession, SessionConfig
@@ -71,7 +71,7 @@ class LatencyResult:
         }
 
 
-def _first_frame(session: EngineSession, job: UnitJob) -> tuple[bool, float]:
+def _first_frame(session: EngineSession, job: UnitJob | PieceJob) -> tuple[bool, float]:
     """Run ``job`` and whatever follows until the first frame is out.
 
     Returns (a frame came, seconds spent inside ``job.run()``).
@@ -86,7 +86,7 @@ def _first_frame(session: EngineSession, job: UnitJob) -> tuple[bool, float]:
             if isinstance(item, SpeechFrame):
                 return True, model_s
         nxt = session.next_job()
-        if not isinstance(nxt, UnitJob):
+        if not isinstance(nxt, UnitJob | PieceJob):  # a unit's later piece, or the next unit
             return False, model_s
         job = nxt
 

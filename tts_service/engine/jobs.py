@@ -7,6 +7,10 @@ While a job is out, it owns the session's voice state; the session touches the m
 only through jobs, so a verb called meanwhile (pause, reset) never races the model.
 A result whose ``epoch`` is older than the session's (the turn was discarded meanwhile) is
 dropped on completion.
+
+A turn's first unit may come in pieces (``UnitJob.streamed`` on a ``StreamingUnitBackend``): its
+job runs the model as far as the unit's first piece, and one ``PieceJob`` per later piece pulls
+the rest, so the first frame is out before the whole unit is made.
 """
 
 from __future__ import annotations
@@ -14,12 +18,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from tts_service.engine.ports import (
     BatchFrameBackend,
     FrameBackend,
     FrameStep,
+    StreamingUnitBackend,
     UnitAudio,
     UnitBackend,
+    UnitPieces,
     VoiceState,
 )
 from tts_service.engine.segmenter import Boundary
@@ -32,6 +41,8 @@ class JobResult:
 
     job: Job
     unit_audio: UnitAudio | None = None
+    #: the next piece of a unit that comes in pieces (``PieceJob``)
+    piece: npt.NDArray[np.float32] | None = None
     frame_steps: tuple[FrameStep, ...] = ()
     error: BackendError | None = None
 
@@ -51,16 +62,42 @@ class UnitJob:
     reset_context: bool = False
     #: each written token of ``text`` and its count of spoken words (marks are given back to it)
     written: tuple[tuple[str, int], ...] = ()
+    #: ask a ``StreamingUnitBackend`` for the first piece only (``UnitAudio.rest`` the others)
+    streamed: bool = False
 
     def run(self) -> JobResult:
         """Run the model; never raises for model failures (they come back as ``error``)."""
         try:
             if self.reset_context:
                 self.backend.reset_context(self.voice_state)
-            audio = self.backend.synthesize(self.voice_state, self.text, speed=self.speed, seed=self.seed)
+            if self.streamed and isinstance(self.backend, StreamingUnitBackend):
+                audio = self.backend.synthesize_stream(
+                    self.voice_state, self.text, speed=self.speed, seed=self.seed
+                )
+            else:
+                audio = self.backend.synthesize(self.voice_state, self.text, speed=self.speed, seed=self.seed)
         except Exception as exc:
             return JobResult(self, error=_as_backend_error(exc))
         return JobResult(self, unit_audio=audio)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PieceJob:
+    """Pull the next piece of a unit that comes in pieces (``UnitAudio.rest``)."""
+
+    epoch: int
+    turn_id: int
+    #: the job whose unit this continues (its text, boundary and written words)
+    unit: UnitJob
+    pieces: UnitPieces
+
+    def run(self) -> JobResult:
+        """Run the model for one piece; never raises for model failures."""
+        try:
+            piece = self.pieces.next_piece()
+        except Exception as exc:
+            return JobResult(self, error=_as_backend_error(exc))
+        return JobResult(self, piece=piece)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -149,4 +186,4 @@ def _as_backend_error(exc: Exception) -> BackendError:
     return err
 
 
-Job = UnitJob | FrameJob
+Job = UnitJob | PieceJob | FrameJob

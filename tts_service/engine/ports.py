@@ -2,7 +2,10 @@
 
 Two shapes of model fit it:
 
-* a **unit synthesizer** (hibari): text of one speakable unit in, its whole audio out;
+* a **unit synthesizer** (hibari): text of one speakable unit in, its whole audio out; one that
+  can also hand out a unit's audio in pieces (Piper: its words and span are known before its
+  audio is decoded) is a ``StreamingUnitBackend``, and the engine takes the first unit of a turn
+  that way, so its first frame goes out before the rest of the unit is decoded;
 * a **frame synthesizer** (pocket, dia2): an autoregressive model that keeps a KV cache warm,
   takes text appended to the running utterance, and is stepped one 80 ms frame at a time.
 
@@ -62,20 +65,38 @@ class Capabilities:
         return rate
 
 
+class UnitPieces(Protocol):
+    """The rest of a unit's audio, pulled a piece at a time (``StreamingUnitBackend``).
+
+    One piece per call, in order, at ``Capabilities.sample_rate``, until ``done``; a call may
+    raise like ``synthesize``. Calls never overlap (the engine runs one job per session at once).
+    """
+
+    @property
+    def done(self) -> bool:
+        """Every piece has been handed out."""
+
+    def next_piece(self) -> npt.NDArray[np.float32]:
+        """The next piece of the unit's audio (it follows the previous one sample for sample)."""
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class UnitAudio:
-    """The whole audio of one unit at ``Capabilities.sample_rate``.
+    """The audio of one unit at ``Capabilities.sample_rate``: all of it, or its first piece.
 
     ``speech_start``/``speech_end`` bound the span the model meant as speech (for hibari, from
     its phoneme durations); the engine trims outside them. ``words`` are the source text's words
     in samples at the backend's rate from the unit's first sample, empty when the backend has no
-    word times.
+    word times. ``rest`` is None for whole audio; from ``StreamingUnitBackend.synthesize_stream``
+    it may hold the pieces that follow ``samples`` (words and span still count from the unit's
+    first sample).
     """
 
     samples: npt.NDArray[np.float32]
     words: tuple[WordMark, ...]
     speech_start: int
     speech_end: int
+    rest: UnitPieces | None = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -137,6 +158,15 @@ class UnitBackend(Backend, Protocol):
 
     def synthesize(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
         """Audio of ``text`` (one speakable unit); raises SynthesisError."""
+
+
+@runtime_checkable
+class StreamingUnitBackend(UnitBackend, Protocol):
+    """A unit synthesizer that can hand out a unit's audio in pieces, its words and span first."""
+
+    def synthesize_stream(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
+        """Like ``synthesize``, but ``samples`` may be only the unit's first piece (enough for its
+        first 80 ms of speech) and ``rest`` the pieces after it."""
 
 
 @runtime_checkable

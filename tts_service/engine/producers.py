@@ -1,8 +1,11 @@
 """How a session turns speakable units into audio, one producer per kind of backend.
 
-* ``UnitProducer`` (hibari): one job per unit; each unit's audio is shaped (trimmed, faded,
-  levelled, spaced), resampled whole and handed back ending on a frame edge, so all of it can go
-  out before the next unit arrives.
+* ``UnitProducer`` (hibari, piper): one job per unit; each unit's audio is shaped (trimmed,
+  faded, levelled, spaced), resampled whole and handed back ending on a frame edge, so all of it
+  can go out before the next unit arrives. On a ``StreamingUnitBackend`` a turn's first unit
+  comes in pieces: its job makes the first piece, which is shaped and handed back at once (the
+  first frame), and a ``PieceJob`` per later piece follows straight away (the unit is committed,
+  like a whole one), the last one ending the unit on a frame edge.
 * ``FrameProducer`` (autoregressive models): text is fed to the live model as units arrive and
   the model is stepped at most ``lookahead_frames`` ahead of the listener; audio is resampled
   as a stream and handed back step by step.
@@ -20,9 +23,16 @@ from typing import Protocol
 
 import numpy as np
 
-from tts_service.engine.conditioner import JoinPolicy, UnitConditioner
-from tts_service.engine.jobs import FrameJob, Job, JobResult, UnitJob
-from tts_service.engine.ports import Backend, FrameBackend, UnitBackend, VoiceState
+from tts_service.engine.conditioner import JoinPolicy, ShapedUnit, UnitConditioner
+from tts_service.engine.jobs import FrameJob, Job, JobResult, PieceJob, UnitJob
+from tts_service.engine.ports import (
+    Backend,
+    FrameBackend,
+    StreamingUnitBackend,
+    UnitBackend,
+    UnitPieces,
+    VoiceState,
+)
 from tts_service.engine.reading.marks import WrittenMarks, to_written
 from tts_service.engine.resample import StreamResampler
 from tts_service.engine.segmenter import Unit
@@ -99,8 +109,21 @@ def estimate_words(text: str, num_samples: int) -> list[WordMark]:
     return [WordMark(w, int(edges[i]), int(edges[i + 1])) for i, w in enumerate(words)]
 
 
+@dataclass(slots=True)
+class _Pieces:
+    """A unit that comes in pieces, while its pieces are pulled."""
+
+    job: UnitJob
+    pieces: UnitPieces
+    #: its audio has started on the timeline (its pause and words are placed)
+    started: bool = False
+    #: the pause placed before it, and the output samples of it placed so far
+    lead: int = 0
+    placed: int = 0
+
+
 class UnitProducer:
-    """Units in, shaped whole-unit audio out."""
+    """Units in, shaped whole-unit audio out (a turn's first unit in pieces, where it can)."""
 
     def __init__(
         self,
@@ -120,6 +143,8 @@ class UnitProducer:
         self._units: deque[Unit] = deque()
         self._synthesized = 0
         self._last_pad = 0
+        self._streams = isinstance(backend, StreamingUnitBackend)
+        self._open: _Pieces | None = None
 
     @property
     def held_chars(self) -> int:
@@ -132,21 +157,33 @@ class UnitProducer:
         self._conditioner.new_turn()
         self._units.clear()
         self._last_pad = 0
+        self._close_pieces()
 
     def discard(self) -> None:
         """Drop queued units; the next unit follows the cut with no pause but the turn's level."""
         self._units.clear()
         self._conditioner.restart_joins()
         self._last_pad = 0
+        self._close_pieces()
+
+    def _close_pieces(self) -> None:
+        """Forget a unit still coming in pieces (its later pieces are never pulled)."""
+        if self._open is not None:
+            self._open = None
+            self._resampler.reset()
 
     def restart_context(self) -> None:
         """After reset, the same text gives the same samples again."""
         self._synthesized = 0
 
     def finished(self) -> bool:
-        return not self._units
+        return not self._units and self._open is None
 
-    def next_job(self, ctx: JobContext, *, pending_samples: int, flushing: bool) -> UnitJob | None:
+    def next_job(self, ctx: JobContext, *, pending_samples: int, flushing: bool) -> UnitJob | PieceJob | None:
+        if self._open is not None:  # the rest of a unit already begun: no waiting for the listener
+            return PieceJob(
+                epoch=ctx.epoch, turn_id=ctx.turn_id, unit=self._open.job, pieces=self._open.pieces
+            )
         if not self._units or pending_samples >= self._refill:
             return None
         unit = self._units.popleft()
@@ -163,12 +200,19 @@ class UnitProducer:
             seed=seed,
             reset_context=ctx.reset_context,
             written=unit.written,
+            streamed=self._streams and self._conditioner.at_turn_start,
         )
 
     def complete(self, result: JobResult) -> list[AudioChunk]:
         job = result.job
+        if isinstance(job, PieceJob):
+            return self._complete_piece(job, result)
         if result.unit_audio is None or not isinstance(job, UnitJob):
             return []
+        rest = result.unit_audio.rest
+        if rest is not None and not rest.done:
+            self._open = _Pieces(job, rest)
+            return self._place_piece(self._conditioner.open(result.unit_audio, job.boundary), last=False)
         shaped = self._conditioner.shape(result.unit_audio, job.boundary)
         if len(shaped.samples) == 0:
             return []
@@ -185,6 +229,56 @@ class UnitProducer:
         # padding counts toward the pause before the next unit.
         self._last_pad = (-(lead + len(audio))) % self._frame_len
         return [AudioChunk(audio, words, lead_silence=lead, tail_silence=self._last_pad, unit=True)]
+
+    def _complete_piece(self, job: PieceJob, result: JobResult) -> list[AudioChunk]:
+        """A later piece of the open unit; on an error the unit ends where its audio got to."""
+        opened = self._open
+        if opened is None or job.pieces is not opened.pieces:
+            return []
+        if result.piece is None:  # the model failed (the session reports it): end the unit here
+            self._open = None
+            self._conditioner.abandon()
+            self._resampler.reset()
+            self._last_pad = (-(opened.lead + opened.placed)) % self._frame_len
+            return (
+                [AudioChunk(np.zeros(0, np.float32), tail_silence=self._last_pad)] if opened.started else []
+            )
+        last = opened.pieces.done
+        return self._place_piece(self._conditioner.more(result.piece, last=last), last=last)
+
+    def _place_piece(self, shaped: ShapedUnit | None, *, last: bool) -> list[AudioChunk]:
+        """The audio of one piece of the open unit, resampled as a stream."""
+        opened = self._open
+        if last:
+            self._open = None
+        assert opened is not None
+        rs = self._resampler
+        if shaped is None:
+            return []
+        if last and not opened.started and len(shaped.samples) == 0:  # no speech in the whole unit
+            rs.reset()
+            return []
+        audio = rs.finish(shaped.samples) if last else rs.process(shaped.samples)
+        first = not opened.started
+        opened.started = True
+        words: tuple[WordMark, ...] = ()
+        lead = 0
+        if first:
+            lead = opened.lead = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
+            job = opened.job
+            words = tuple(
+                WordMark(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
+                for w in to_written(shaped.words, job.written)
+            )
+        opened.placed += len(audio)
+        tail = 0
+        if last:
+            tail = self._last_pad = (-(opened.lead + opened.placed)) % self._frame_len
+        return [
+            AudioChunk(
+                audio, words, lead_silence=lead, tail_silence=tail, unit=True, continues_unit=not first
+            )
+        ]
 
 
 class FrameProducer:

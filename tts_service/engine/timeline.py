@@ -28,8 +28,9 @@ class AudioChunk:
     """Audio a producer made, at the output rate, for the session to place at the end of the turn.
 
     ``words`` are positioned from ``samples[0]``. ``lead_silence`` and ``tail_silence`` samples of
-    silence go before and after it. ``unit`` marks the whole audio of one speakable unit (its span
-    is kept for join analysis and plots).
+    silence go before and after it. ``unit`` marks the audio of one speakable unit (its span is
+    kept for join analysis and plots); ``continues_unit`` says it is a later piece of the last
+    unit placed (its span grows), for a unit that comes in pieces.
     """
 
     samples: F32
@@ -37,6 +38,7 @@ class AudioChunk:
     lead_silence: int = 0
     tail_silence: int = 0
     unit: bool = False
+    continues_unit: bool = False
 
 
 class Timeline:
@@ -92,7 +94,9 @@ class Timeline:
         self._append_silence(chunk.lead_silence)
         start = self.content_end
         self._append(chunk.samples, chunk.words)
-        if chunk.unit:
+        if chunk.unit and chunk.continues_unit and self._unit_spans:
+            self._unit_spans[-1] = (self._unit_spans[-1][0], self.content_end)
+        elif chunk.unit:
             self._unit_spans.append((start, self.content_end))
         self._append_silence(chunk.tail_silence)
 

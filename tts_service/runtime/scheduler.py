@@ -181,8 +181,9 @@ class Scheduler:
         results = {id(w): JobResult(w.job) for w in batch}
         t0 = time.perf_counter()
         if len(live) > 1:
-            backend = live[0].job.backend
-            assert isinstance(backend, BatchFrameBackend)
+            first = live[0].job  # only frame jobs of one batch-capable model are batched
+            assert isinstance(first, FrameJob) and isinstance(first.backend, BatchFrameBackend)
+            backend = first.backend
             frame_jobs = [w.job for w in live if isinstance(w.job, FrameJob)]
             for w, result in zip(live, run_frame_batch(backend, frame_jobs), strict=True):
                 results[id(w)] = result

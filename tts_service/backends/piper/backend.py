@@ -11,6 +11,12 @@ after a colon (``en_US-libritts-high:p123`` or ``:3``). Speed maps to the voice'
 Audio comes at ``sample_rate`` (22050 Hz, Piper's usual rate); a voice at another rate is
 resampled. Word marks are the model's own per-id durations, so they match the audio exactly.
 
+``synthesize_stream`` is the engine's way in for a turn's first unit: the graph's front gives the
+unit's latent and durations (so its words and span), the first piece of audio is decoded at once
+and the rest (``pieces``) when the engine pulls it, so the first 80 ms frame goes out after a
+fraction of the unit's decoding. ``synthesize`` decodes the unit whole. A multi-speaker voice is
+kept whole (``piper_compat``) and always rendered whole.
+
 Nothing is downloaded; no Piper code is used; never touches asyncio.
 """
 
@@ -19,7 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,11 +33,13 @@ import numpy.typing as npt
 import soxr
 
 from tts_service.backends.piper.phonemes import Espeak, to_ids
+from tts_service.backends.piper.pieces import LatentPieces, plan
 from tts_service.backends.piper.piper_compat import (
     MAX_FRAMES_INPUT,
     NOISE_INPUTS,
     PiperGraphError,
     PiperSession,
+    decode,
     open_piper_session,
 )
 from tts_service.backends.piper.voices import (
@@ -44,6 +52,7 @@ from tts_service.backends.piper.voices import (
 )
 from tts_service.backends.word_marks import place_words
 from tts_service.engine.ports import Capabilities, UnitAudio, VoiceState
+from tts_service.engine.resample import StreamResampler
 from tts_service.errors import (
     InvalidInputError,
     ModelNotAvailableError,
@@ -79,10 +88,12 @@ class _Voice:
     config: VoiceConfig
     graph: PiperSession
     espeak: Espeak
+    #: samples per duration frame (Piper's decoders: 256), measured when the voice warms up
+    hop: int
 
 
 class PiperBackend:
-    """Piper voices behind the ``UnitBackend`` protocol. Call ``load()`` once before serving."""
+    """Piper voices behind the ``StreamingUnitBackend`` protocol. Call ``load()`` once before serving."""
 
     name = "piper"
 
@@ -212,20 +223,34 @@ class PiperBackend:
             except PiperGraphError as exc:
                 raise ModelNotAvailableError(f"piper voice {files.name!r}: {files.model}: {exc}") from exc
             self._graphs[model] = graph
-        voice = _Voice(files, config, graph, espeak)
+        voice = _Voice(files, config, graph, espeak, hop=0)
         if graph.multi_speaker != (config.num_speakers > 1):
             raise ModelNotAvailableError(
                 f"piper voice {files.name!r}: its config says {config.num_speakers} speakers, its graph "
                 f"{'takes' if graph.multi_speaker else 'takes no'} speaker id"
             )
         speaker = 0 if graph.multi_speaker else None
-        self._render(voice, to_ids(espeak.phonemize("Hello."), config.phoneme_ids).ids, 1.0, speaker, 0)
-        self._voices[files.name] = voice
+        first, durations = self._front(
+            voice, to_ids(espeak.phonemize("Hello."), config.phoneme_ids).ids, 1.0, speaker, 0
+        )
+        frames = int(durations.sum())
+        audio = first if graph.decoder is None else decode(graph, first, 0, frames)
+        self._voices[files.name] = replace(voice, hop=len(audio) // frames)
 
     # -- synthesis -------------------------------------------------------------------------------
 
     def synthesize(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
         """Audio of one speakable unit with its word marks and speech span; raises SynthesisError."""
+        return self._synthesize(state, text, speed, seed, streamed=False)
+
+    def synthesize_stream(self, state: VoiceState, text: str, *, speed: float, seed: int | None) -> UnitAudio:
+        """Like ``synthesize``, but on a one-speaker voice only the first piece is decoded here
+        (``pieces``): ``rest`` decodes the others when the engine asks for them."""
+        return self._synthesize(state, text, speed, seed, streamed=True)
+
+    def _synthesize(
+        self, state: VoiceState, text: str, speed: float, seed: int | None, *, streamed: bool
+    ) -> UnitAudio:
         if not isinstance(state, PiperVoiceState):
             raise InvalidInputError(f"not a piper voice state: {type(state).__name__}")
         rate = self.capabilities.checked_speed(speed)
@@ -238,24 +263,49 @@ class PiperBackend:
             raise SynthesisError(f"espeak-ng could not read the text: {exc}") from exc
         if not phonemes.words:
             return UnitAudio(np.zeros(0, np.float32), (), 0, 0)
-        samples, durations = self._render(voice, phonemes.ids, rate, state.speaker, seed)
-        hop = len(samples) // max(int(durations.sum()), 1)
-        edges = np.concatenate([[0], np.cumsum(durations)]) * hop
+        first, durations = self._front(voice, phonemes.ids, rate, state.speaker, seed)
+        graph = voice.graph
+        frames = int(durations.sum())
+        edges = np.concatenate([[0], np.cumsum(durations)])
+        rest: LatentPieces | None = None
+        resampler = StreamResampler(voice.config.sample_rate, self.capabilities.sample_rate)
+        if graph.decoder is None:
+            samples = first
+        elif not streamed:
+            samples = decode(graph, first, 0, frames)
+        else:
+            ends = plan(frames, int(edges[phonemes.words[0][0]]), voice.config.sample_rate / voice.hop)
+            rest = LatentPieces(graph, first, ends[1:], ends[0], resampler)
+            samples = decode(graph, first, 0, ends[0])
+        decoded = frames if rest is None else ends[0]
+        hop = len(samples) // decoded
+        if hop <= 0 or len(samples) != decoded * hop:
+            raise SynthesisError(
+                f"piper durations do not match its audio ({decoded} frames, {len(samples)} samples)"
+            )
+        total = frames * hop
+        edges = edges * hop
         # a phoneme word runs to the end of the pad after its last phoneme (the model voices it too)
         spans = [(int(edges[a]), int(edges[b + 2])) for a, b in phonemes.words]
         margin = int(LEAD_MARGIN_S * voice.config.sample_rate)
         start = max(0, spans[0][0] - margin)
         end = int(edges[-1] - durations[-1] * hop)  # keep the closing punctuation's pause, cut the end pad
-        ratio = self.capabilities.sample_rate / voice.config.sample_rate
-        if ratio != 1.0:
-            samples = soxr.resample(samples, voice.config.sample_rate, self.capabilities.sample_rate)
-            spans = [(round(a * ratio), round(b * ratio)) for a, b in spans]
-            start, end = round(start * ratio), min(round(end * ratio), len(samples))
-        return UnitAudio(samples, place_words(words, counts, spans), start, end)
+        if not resampler.passthrough:
+            to_out = resampler.to_output_position
+            if rest is None:
+                samples = soxr.resample(samples, voice.config.sample_rate, self.capabilities.sample_rate)
+            else:
+                samples = resampler.process(samples) if rest.pieces_left else resampler.finish(samples)
+            spans = [(to_out(a), to_out(b)) for a, b in spans]
+            start, end = to_out(start), min(to_out(end), to_out(total))
+        if rest is not None and rest.done:
+            rest = None
+        return UnitAudio(samples, place_words(words, counts, spans), start, end, rest)
 
-    def _render(
+    def _front(
         self, voice: _Voice, ids: list[int], speed: float, speaker: int | None, seed: int | None
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]:
+        """The front's latent (or, for a graph kept whole, the audio) and the capped durations."""
         config = voice.config
         scales = [config.noise_scale, config.length_scale / speed, config.noise_w]
         feeds: dict[str, npt.NDArray[np.generic]] = {
@@ -279,23 +329,24 @@ class PiperBackend:
                 else:
                     feeds[name] = rng.standard_normal(size, np.float32)
             try:
-                audio, ceil = voice.graph.session.run(None, feeds)
+                first, ceil = voice.graph.front.run(None, feeds)
                 break
             except Exception as exc:
                 if attempt == 3 or "Reshape" not in str(exc):
                     raise SynthesisError(f"piper voice failed on {len(ids)} phoneme ids: {exc}") from exc
                 size *= 4
-        samples = np.asarray(audio, np.float32).reshape(-1)
         durations = np.asarray(ceil, np.float32).reshape(-1).astype(np.int64)
         total = int(durations.sum())
+        out = np.asarray(first, np.float32)
         # The durations come from inside the graph; if an export moved them, say so rather than
         # publish word marks that do not match the audio.
-        if len(durations) != len(ids) or total <= 0 or len(samples) % total:
+        length = out.shape[-1] if voice.graph.decoder is not None else out.size
+        if len(durations) != len(ids) or total <= 0 or length % total:
             raise SynthesisError(
-                f"piper durations do not match its audio ({total} frames for {len(samples)} samples, "
+                f"piper durations do not match its audio ({total} frames for {length} samples or frames, "
                 f"{len(durations)} durations for {len(ids)} ids)"
             )
-        return samples, durations
+        return (out if voice.graph.decoder is not None else out.reshape(-1)), durations
 
 
 __all__ = ["SAMPLE_RATE", "PiperBackend", "PiperVoiceState"]
