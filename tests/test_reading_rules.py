@@ -187,6 +187,24 @@ MEASURES = [
     ("about 32 ft/s2", "about thirty-two feet per second squared"),
 ]  # fmt: skip
 
+# what the sentence decides: a quote opened before, a number after, a run of capitals, a range
+SENTENCE = [
+    ('The plan was called "Phase 3" by the team.', 'The plan was called "Phase three" by the team.'),
+    ('Get the 14" pan, it is 14" wide.', "Get the fourteen inch pan, it is fourteen inches wide."),
+    ("She shook her head no.", "She shook her head no."),
+    ("Ask for No. 7 at the desk.", "Ask for number seven at the desk."),
+    ("Take exit NO 12 north.", "Take exit number twelve north."),
+    ("Reply YES to confirm or NO to cancel.", "Reply yes to confirm or no to cancel."),
+    ("DO NOT SHARE IT WITH ANYONE", "do not SHARE it WITH ANYONE"),
+    ("the IT desk", "the I T desk"),
+    ("Back in 15 min. or less", "Back in fifteen minutes or less"),
+    ("Founded 1887, rebuilt 1921.", "Founded eighteen eighty-seven, rebuilt nineteen twenty-one."),
+    ("He served (1953 - 1961) twice", "He served (nineteen fifty-three to nineteen sixty-one) twice"),
+    ("2004 was a leap year", "two thousand four was a leap year"),
+    ("We paid 2400 dollars", "We paid two thousand four hundred dollars"),
+    ("Please confirm your PIN.", "Please confirm your Pin."),
+]  # fmt: skip
+
 VOICE_BOT = [
     ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
      "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
@@ -213,6 +231,7 @@ VOICE_BOT = [
     + PHONES
     + ADDRESSES
     + MEASURES
+    + SENTENCE
     + VOICE_BOT,
 )
 def test_read_as_a_person_says_it(written: str, spoken: str) -> None:

@@ -19,6 +19,7 @@ from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_context import close_quotes
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
@@ -96,6 +97,7 @@ class _Walk:
         self.fixed = fixed
         self.raw = tokens
         self.parts = [split_token(t) for t in tokens]
+        close_quotes(self.parts)  # '"Part 2" of': a closing quote, not inches
         self.cores = [p[1] for p in self.parts]
         self.w = words
         self.out: list[str] = [""] * len(tokens)
@@ -107,7 +109,8 @@ class _Walk:
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
         after = self.core(i + 2)
-        return Context(before, nxt.lower(), nxt, bool(self.trail(i)), prev_raw=prev_raw, after_next=after)
+        marked, lead = bool(self.trail(i)), self.lead(i + 1)
+        return Context(before, nxt.lower(), nxt, marked, prev_raw=prev_raw, after_next=after, next_lead=lead)
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
@@ -154,6 +157,8 @@ class _Walk:
             trail = trail[1:]  # "+1(123)"
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
+        if spoken.endswith(".") and trail.startswith("."):
+            trail = trail[1:]  # "my HOA.": "H O A." ends the sentence once
         return lead + spoken + trail if core else self.raw[i]
 
     def set(self, i: int, *spoken: str) -> int:
@@ -370,6 +375,8 @@ class _Walk:
         core, nxt = self.core(i), self.core(i + 1)
         if not nxt or self.trail(i):
             return 0
+        if nxt.endswith(".") and nxt[:-1] not in RISKY_UNITS and unit_words(nxt[:-1], False) is not None:
+            nxt = nxt[:-1]  # "10 min. from now": the unit's own period, not "minimum"
         w = self.w
         scale = _SPACED_SCALES.get(nxt.lower())
         if scale and (scaled := read_money(core, w, scale)) is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
+from tts_service.engine.reading.english_context import NUMBER_WORDS, no_word, shouted, year_after
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
@@ -68,6 +69,7 @@ class Context:
     punctuated: bool = False  # the token itself ends in punctuation ("St,")
     prev_raw: str = ""  # the previous word as written
     after_next: str = ""  # the word after the next one, as written
+    next_lead: str = ""  # punctuation before the next word ("(PDF)")
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
@@ -125,11 +127,18 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     return sign + w.cardinal(int(plain))
 
 
+_AFTER_YEAR = frozenset(["and", "or", "to", "when", "was", "is", "we", "i", "for", "at", "on", "with", "as",
+                         "until", "after", "before", "he", "she", "they", "it", "the", "there"])  # fmt: skip
+
+
 def _year_like(ctx: Context) -> bool:
+    """A year in 1100-2099 next to a year word, before punctuation or a word that starts a clause."""
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
+    if year_after(ctx.before):
+        return True
     nxt = ctx.next_word
-    return not nxt or not nxt[0].isalpha() or nxt in ("and", "or", "to", "when", "was", "is", "we", "i")
+    return ctx.punctuated or bool(ctx.next_lead) or not nxt or not nxt[0].isalpha() or nxt in _AFTER_YEAR
 
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
@@ -241,6 +250,8 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
+    if core in NUMBER_WORDS and (counted := no_word(core, ctx.next_raw, not ctx.before)) is not None:
+        return counted
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
@@ -315,7 +326,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(stem, ctx):
             return "the " + w.ordinal(roman) + owner
         return w.cardinal(roman) + owner
-    return read_acronym(core, w)
+    return shouted(core, ctx.prev_raw, ctx.next_raw) or read_acronym(core, w)
 
 
 def _joined_head(part: str, w: NumberWords) -> str | None:
@@ -373,9 +384,11 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         year = w.year(int(m.group("y")))
         return year[:-1] + "ies" if year.endswith("y") else year + "s"
     if (m := _FEET.match(core)) is not None:
+        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # a 12" pizza
         if m.group("only_in"):
-            return w.number(m.group("only_in")) + (" inch" if _is_one(m.group("only_in")) else " inches")
-        feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" else " feet")
+            one = _is_one(m.group("only_in")) or adjective
+            return w.number(m.group("only_in")) + (" inch" if one else " inches")
+        feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))

@@ -1,0 +1,85 @@
+"""English readings that the sentence decides, not the token's own shape.
+
+A token can look like one thing and be another because of what stands around it: `81"` is
+eighty-one inches unless a quote was opened before it (then the `"` closes the quote); `no.` is
+"number" only before a number ("he shook his head no."); `NO` in a run of capitals is shouting,
+the word, not two letters; `Dr.` before a name is a doctor and after a street's name a drive. The
+rules over single tokens (``english_tokens``) see only a token's neighbours, so these live apart:
+each is asked with the little it needs and answers None when the sentence does not decide.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "NUMBER_WORDS", "STREET_NAMES", "close_quotes", "no_word", "shouted", "year_after",
+]  # fmt: skip
+
+#: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
+STREET_NAMES = frozenset([
+    "Street", "Avenue", "Road", "Drive", "Lane", "Court", "Place", "Boulevard", "Parkway", "Highway",
+    "Terrace", "Circle", "Trail", "Way", "Square", "Plaza", "Alley", "Crescent", "Loop", "Pike",
+])  # fmt: skip
+#: written before a number it counts: "No. 5", "NO 88"
+NUMBER_WORDS = frozenset(["no.", "No.", "NO.", "No", "NO", "Nos.", "nos."])
+_INCHES = re.compile(r"^\d+(?:\.\d+)?\"$")
+#: short words in capitals that are never an acronym: said as the word ("Reply YES", "Vote NO")
+_CAPS_WORDS = frozenset([
+    "YES", "NO", "NOT", "THE", "AND", "YOU", "ARE", "ALL", "NEW", "NOW", "GET", "BUY", "FOR",
+    "BUT", "OFF", "OUT", "ONE", "TWO", "SIX", "TEN", "HOW", "WHY", "WAS", "HAS", "HAD", "HER",
+    "HIS", "SHE", "OUR", "TOO", "YET", "ANY", "CAN", "DAY", "BIG", "HOT", "TOP", "WIN", "SEE", "ITS",
+    "LET", "WAY", "OWN", "END", "NOR", "FEW", "ASK", "TRY", "USE", "GOT", "SAY", "RUN", "SET", "PUT",
+    "FUN", "MY", "BE", "IS", "TO", "OF", "SO", "GO", "UP", "WE", "HE", "BY", "IF",
+])  # fmt: skip
+#: capitals that are words in a shouted run ("YOUR STOMACH'S IN") but letters alone ("the IT team")
+_RUN_WORDS = frozenset(["IT", "US", "IN", "ON", "AT", "AS", "OR", "ME", "DO", "AN", "AM", "HI", "LA"])
+_DASH_WORDS = frozenset(["-", "–", "—", "to", "through", "thru", "until"])
+_YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
+
+
+def close_quotes(parts: list[tuple[str, str, str]]) -> None:
+    """`"Part 2" of`: a double quote after a number that closes a quote opened before it in the
+    unit is that quote, not an inch mark; the quote moves back to the token's trailing marks."""
+    open_quotes = 0
+    for k, (lead, core, trail) in enumerate(parts):
+        if _INCHES.match(core):
+            if open_quotes % 2 == 1:
+                parts[k] = (lead, core[:-1], '"' + trail)
+                open_quotes += 1
+            continue
+        open_quotes += (lead + core + trail).count('"') + (lead + core + trail).count("“")
+        open_quotes -= (lead + core + trail).count("”")
+
+
+def no_word(core: str, next_raw: str, first: bool) -> str | None:
+    """ "No. 5", "NO 88", "Route No 138": "number" before a number; "no." with no number after is the
+    word no ("he shook his head no."), its period kept. None: not one of these."""
+    if core not in NUMBER_WORDS:
+        return None
+    numbered = next_raw[:1].isdigit() or next_raw[:1] == "#"
+    if numbered and not (first and core == "No"):  # "No 2 people are alike"
+        return "numbers" if core.lower().startswith("nos") else "number"
+    if core.endswith(".") and core[:-1].lower() == "no":
+        return core.lower() if core.isupper() else core
+    return None
+
+
+def shouted(core: str, prev_raw: str, next_raw: str) -> str | None:
+    """A short word in capitals: the word, not its letters ("Reply YES or NO", "NO MORE"). Words
+    that are also common acronyms (IT, US, AM) are the word only inside a run of capitals."""
+    if core in _CAPS_WORDS:
+        return core.lower()
+    if core in _RUN_WORDS and (_capitals(prev_raw) or _capitals(next_raw)):
+        return core.lower()
+    return None
+
+
+def _capitals(word: str) -> bool:
+    bare = re.sub(r"['’][sS]$", "", word)
+    return len(bare) >= 2 and bare.isalpha() and bare.isupper()
+
+
+def year_after(before: tuple[str, ...]) -> bool:
+    """ "(1938 - 1981)", "1990 to 1995": the second end of a range that starts at a year is a year."""
+    return len(before) >= 2 and before[-1] in _DASH_WORDS and _YEAR.match(before[-2]) is not None
