@@ -160,6 +160,7 @@ SENTENCES = [
     "Write to a-1.b3_c&-d@gma4i-l.com or sdf@gmail.com/123-sm today.",
     "See https://www.acme.com/help?id=42&lang=en, then ourdailynews.abc or 192.168.1.1:8080.",
     "Follow @jane_doe and #BlackFriday2024, open Q3_Report-final.xlsx, not end.Next or e.g this.",
+    "Ask Dr. Ruiz on Elm Dr. in Reno, NV, see p. 14, Fl 5 at 88 Willow Way, Lt. Col. Reyes.",
     'Reply YES or NO. The "Phase 3" plan (1953 - 1961) used a 14" pan, No. 7, back in 15 min. or less.',
 ]
 

@@ -203,6 +203,16 @@ SENTENCE = [
     ("2004 was a leap year", "two thousand four was a leap year"),
     ("We paid 2400 dollars", "We paid two thousand four hundred dollars"),
     ("Please confirm your PIN.", "Please confirm your Pin."),
+    # titles and streets: a name after, or a street's name before
+    ("Her Dr. Ruiz is on Elm Dr. today", "Her Doctor Ruiz is on Elm Drive today"),
+    ("in 1999 Dr. Dre left", "in nineteen ninety-nine Doctor Dre left"),
+    ("Hamlet's Dr. Who mug", "Hamlet's Doctor Who mug"),
+    ("Lt. Col. Reyes and Gov. Park", "Lieutenant Colonel Reyes and Governor Park"),
+    ("see p. 14 and pp. 20-24", "see page fourteen and pages twenty to twenty-four"),
+    ("At 88 Willow Way, Bldg 2, Fl 5", "At eighty-eight Willow Way, Building two, Floor five"),
+    ("Sales were up 8% YoY", "Sales were up eight percent year over year"),
+    ("Denver, CO 80202 or Reno, NV, then", "Denver, Colorado eight zero two zero two or Reno, Nevada, then"),
+    ("Thanks, OK.", "Thanks, okay."),
 ]  # fmt: skip
 
 VOICE_BOT = [

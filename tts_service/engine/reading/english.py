@@ -19,7 +19,7 @@ from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_context import close_quotes
+from tts_service.engine.reading.english_context import STREET_NAMES, close_quotes, is_state
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
@@ -88,7 +88,8 @@ _DOTTED = frozenset([
     "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
     "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
     "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
-    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg."
+    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg.", "p.", "pp.",
+    "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
 ])  # fmt: skip
 
 
@@ -184,8 +185,11 @@ class _Walk:
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
-        after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
-        if core in STATES and (after_city or (i == 0 and zip_next)):
+        last = i + 1 == len(self.cores)
+        ends = last or self.trail(i)[:1] in (",", ".", ";")
+        if is_state(
+            core, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
+        ):  # fmt: skip
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
@@ -346,7 +350,7 @@ class _Walk:
             bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
             name = self.core(k - 1)
             if (
-                bare in STREET_WORDS
+                (bare in STREET_WORDS or bare in STREET_NAMES)
                 and len(bare) > 1
                 and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
             ):

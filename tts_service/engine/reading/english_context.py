@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading.english_tables import STATES, STREET_WORDS, TITLES
+
 __all__ = [
-    "NUMBER_WORDS", "STREET_NAMES", "close_quotes", "no_word", "shouted", "year_after",
+    "NUMBER_WORDS", "STREET_NAMES", "close_quotes", "is_state", "no_word", "shouted", "title_or_street",
+    "year_after",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -22,7 +25,12 @@ STREET_NAMES = frozenset([
     "Terrace", "Circle", "Trail", "Way", "Square", "Plaza", "Alley", "Crescent", "Loop", "Pike",
 ])  # fmt: skip
 #: written before a number it counts: "No. 5", "NO 88"
-NUMBER_WORDS = frozenset(["no.", "No.", "NO.", "No", "NO", "Nos.", "nos."])
+NUMBER_WORDS = frozenset(["no.", "No.", "NO.", "No", "NO", "Nos.", "nos.", "p.", "pp.", "VOL", "Vol", "vol"])
+_COUNTED = {"no": "number", "nos": "numbers", "p": "page", "pp": "pages", "vol": "volume"}
+#: state codes that are also words or common abbreviations: a state only before a zip ("Thanks, OK.")
+_WORDLIKE_STATES = frozenset(
+    ["OK", "HI", "ME", "IN", "OR", "OH", "LA", "PA", "MA", "DE", "ID", "CO", "AL", "MD", "MS", "DC"]
+)  # fmt: skip
 _INCHES = re.compile(r"^\d+(?:\.\d+)?\"$")
 #: short words in capitals that are never an acronym: said as the word ("Reply YES", "Vote NO")
 _CAPS_WORDS = frozenset([
@@ -53,13 +61,14 @@ def close_quotes(parts: list[tuple[str, str, str]]) -> None:
 
 
 def no_word(core: str, next_raw: str, first: bool) -> str | None:
-    """ "No. 5", "NO 88", "Route No 138": "number" before a number; "no." with no number after is the
-    word no ("he shook his head no."), its period kept. None: not one of these."""
+    """ "No. 5", "NO 88", "Route No 138", "p. 62", "VOL 24": "number", "page"... before a number;
+    "no." with no number after is the word no ("he shook his head no."), its period kept. None: not
+    one of these."""
     if core not in NUMBER_WORDS:
         return None
     numbered = next_raw[:1].isdigit() or next_raw[:1] == "#"
     if numbered and not (first and core == "No"):  # "No 2 people are alike"
-        return "numbers" if core.lower().startswith("nos") else "number"
+        return _COUNTED[core.rstrip(".").lower()]
     if core.endswith(".") and core[:-1].lower() == "no":
         return core.lower() if core.isupper() else core
     return None
@@ -83,3 +92,36 @@ def _capitals(word: str) -> bool:
 def year_after(before: tuple[str, ...]) -> bool:
     """ "(1938 - 1981)", "1990 to 1995": the second end of a range that starts at a year is a year."""
     return len(before) >= 2 and before[-1] in _DASH_WORDS and _YEAR.match(before[-2]) is not None
+
+
+def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
+    """ "Trek's Dr. McCoy", "in 1366 Dr. King", "dr Smith", "st Louis": a title before a name when
+    no street's name stands before it (a possessive or a bare number is no street's name); after a
+    name and before a lower-case word or nothing, a street ("Oak Dr. is closed", "Queen st via").
+    None: the other rules decide ("Main St. Bring", "Visit St. Louis")."""
+    title = bare.title() if bare in ("dr", "st") else bare
+    if title not in TITLES or title not in STREET_WORDS:
+        return None
+    if prev_raw.istitle() and prev_raw.isalpha() and not next_raw[:1].isupper():
+        return STREET_WORDS[title]
+    if (
+        not next_raw[:1].isupper()
+        or next_raw.rstrip(".") in STREET_WORDS
+        or next_raw.rstrip(".") in STREET_NAMES
+    ):
+        return None  # "Oak St. Apt 4"
+    possessive = prev_raw.endswith(("'s", "’s"))
+    if possessive or prev_raw.isdigit() or (bare.islower() and not prev_raw[:1].isupper()):
+        return TITLES[title]
+    return None
+
+
+def is_state(core: str, *, after_comma: bool, first: bool, ends: bool, zip_next: bool) -> bool:
+    """ "Austin, TX 78701", "Galveston, TX, to", "Kansas City, MO." (the unit may start at the code):
+    a state code after a place and a comma, before a zip or punctuation; one that is also a word
+    only before a zip ("Thanks, OK.")."""
+    if core not in STATES:
+        return False
+    if zip_next:
+        return after_comma or first
+    return core not in _WORDLIKE_STATES and (after_comma or first) and ends

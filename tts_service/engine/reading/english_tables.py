@@ -85,7 +85,8 @@ UNITS: dict[str, tuple[str, str]] = {
 TITLES: dict[str, str] = {
     "Dr": "Doctor", "Mr": "Mister", "Mrs": "Missus", "Ms": "Miz", "Prof": "Professor", "St": "Saint",
     "Sr": "Senior", "Jr": "Junior", "Capt": "Captain", "Gen": "General", "Lt": "Lieutenant",
-    "Sgt": "Sergeant", "Rev": "Reverend", "Mt": "Mount", "Ft": "Fort",
+    "Sgt": "Sergeant", "Rev": "Reverend", "Mt": "Mount", "Ft": "Fort", "Maj": "Major", "Col": "Colonel",
+    "Gov": "Governor", "Sen": "Senator", "Rep": "Representative", "Pres": "President", "Adm": "Admiral",
 }  # fmt: skip
 #: address words (after a street name or a number): the title reading gives way to these
 STREET_WORDS: dict[str, str] = {
@@ -104,7 +105,7 @@ ABBREVIATIONS: dict[str, str] = {
     "vol.": "volume", "fig.": "figure", "pg.": "page",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
     "and/or": "and or", "24/7": "twenty-four seven", "Inc.": "Incorporated", "Corp.": "Corporation",
-    "WWI": "World War one", "WWII": "World War two",
+    "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
     "Ltd.": "Limited", "Co.": "Company", "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",

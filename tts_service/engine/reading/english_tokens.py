@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
-from tts_service.engine.reading.english_context import NUMBER_WORDS, no_word, shouted, year_after
+from tts_service.engine.reading.english_context import (
+    NUMBER_WORDS,
+    no_word,
+    shouted,
+    title_or_street,
+    year_after,
+)  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
@@ -297,8 +303,12 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         _ORDINAL.match(ctx.prev_raw) or (ctx.prev_raw.istitle() and any(b.isdigit() for b in ctx.before[:-1]))
     ):
         return STREET_WORDS[bare.title()]  # "12 S 1st st", "45 Oak st": after a street's name
-    if bare in ("apt", "ste", "bldg", "rm") and (ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"):
-        return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110"
+    if bare.lower() in ("apt", "ste", "bldg", "rm", "fl") and (
+        ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
+    ):
+        return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
+    if (named := title_or_street(bare, ctx.prev_raw, ctx.next_raw)) is not None:
+        return named
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
