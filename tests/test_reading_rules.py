@@ -213,6 +213,16 @@ SENTENCE = [
     ("Sales were up 8% YoY", "Sales were up eight percent year over year"),
     ("Denver, CO 80202 or Reno, NV, then", "Denver, Colorado eight zero two zero two or Reno, Nevada, then"),
     ("Thanks, OK.", "Thanks, okay."),
+    # offsets, 24-hour ranges, conversions, temperatures, impossible dates
+    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is three o'clock at G M T minus zero"),
+    ("Staffed 0600-1830, ref 0412-9931",
+     "Staffed oh six hundred to eighteen thirty, ref zero four one two, nine nine three one"),
+    ("How much is 3 gal in mL?", "How much is three gallons in milliliters?"),
+    ("Heat the oven to 400F", "Heat the oven to four hundred degrees Fahrenheit"),
+    ("Book the meeting for 5/8", "Book the meeting for May eighth"),
+    ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
+    ("and 0/0 is odd", "and zero over zero is odd"),
+    ("Tune to 101.1FM", "Tune to one hundred one point one F M"),
 ]  # fmt: skip
 
 VOICE_BOT = [

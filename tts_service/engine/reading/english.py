@@ -19,7 +19,13 @@ from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_context import STREET_NAMES, close_quotes, is_state
+from tts_service.engine.reading.english_context import (
+    STREET_NAMES,
+    close_quotes,
+    is_state,
+    military_range,
+    zone_offset,
+)  # fmt: skip
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
@@ -178,6 +184,8 @@ class _Walk:
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
             return "and" if self.core(i - 3 if after_ampm else i - 2).lower() == "between" else "to"
+        if (said := zone_offset(core, prev, w)) is not None:
+            return said  # "GMT +4:30", "UTC-5"
         if (said := math.expression(core, w) or math.term(core, prev, self.core(i + 1), w)) is not None:
             return said  # "1-2=5", "2^10", "y = 2x + 3"
         if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
@@ -236,6 +244,8 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
+        if (hours := military_range(left, right, self.w)) is not None:
+            return hours or None  # "0800-1700"; "0919-2697" is a code
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 
 from tts_service.engine.reading.english_tables import STATES, STREET_WORDS, TITLES
+from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "NUMBER_WORDS", "STREET_NAMES", "close_quotes", "is_state", "no_word", "shouted", "title_or_street",
-    "year_after",
+    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "is_state",
+    "military_range", "no_word", "shouted", "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -42,6 +43,20 @@ _CAPS_WORDS = frozenset([
 ])  # fmt: skip
 #: capitals that are words in a shouted run ("YOUR STOMACH'S IN") but letters alone ("the IT team")
 _RUN_WORDS = frozenset(["IT", "US", "IN", "ON", "AT", "AS", "OR", "ME", "DO", "AN", "AM", "HI", "LA"])
+#: words that make a glued F or C a temperature ("set the thermostat to 75F"; "seat 14C" is a seat)
+TEMPERATURE_WORDS = frozenset([
+    "thermostat", "temperature", "temp", "degrees", "heat", "oven", "outside", "high", "low", "highs", "lows",
+    "weather", "forecast", "fever", "warm", "cool",
+])  # fmt: skip
+#: words that make "4/9" after them a date, not four ninths ("set a reminder for 4/9")
+SCHEDULE_WORDS = frozenset([
+    "reminder", "appointment", "meeting", "scheduled", "schedule", "booked", "book", "reservation",
+    "deadline",
+    "expires", "due", "delivery", "arrives", "starting", "beginning", "since", "until", "till", "by", "from",
+    "after", "before",
+])  # fmt: skip
+_OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?$")
+_HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
 _DASH_WORDS = frozenset(["-", "–", "—", "to", "through", "thru", "until"])
 _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
 
@@ -125,3 +140,35 @@ def is_state(core: str, *, after_comma: bool, first: bool, ends: bool, zip_next:
     if zip_next:
         return after_comma or first
     return core not in _WORDLIKE_STATES and (after_comma or first) and ends
+
+
+def zone_offset(core: str, prev: str, w: NumberWords) -> str | None:
+    """ "GMT +4:30", "UTC-5": a time zone's offset is "plus four thirty", "minus five", never a
+    subtraction or a code."""
+    m = _OFFSET.match(core)
+    if m is None or not (m.group("zone") or prev.lower() in ("gmt", "utc")):
+        return None
+    said = ("plus " if m.group("sign") == "+" else "minus ") + w.cardinal(int(m.group("h")))
+    if m.group("m") and m.group("m") != "00":
+        said += " " + w.cardinal(int(m.group("m")))
+    return (w.letters(m.group("zone")) + " " if m.group("zone") else "") + said
+
+
+def military_range(left: str, right: str, w: NumberWords) -> str | None:
+    """ "0800-1700": a range of 24-hour times ("oh eight hundred to seventeen hundred"); "" when the
+    sides are four digits with a leading zero that are no times ("ISSN 0919-2697": a code, read
+    elsewhere); None when this is no such range."""
+    if not (
+        len(left) == len(right) == 4 and left.isdigit() and right.isdigit() and "0" in (left[0], right[0])
+    ):
+        return None
+    sides = [_HHMM.match(side) for side in (left, right)]
+    if sides[0] is None or sides[1] is None:
+        return ""
+    return " to ".join(_hhmm(m, w) for m in sides if m)
+
+
+def _hhmm(m: re.Match[str], w: NumberWords) -> str:
+    h, minutes = int(m.group("h")), int(m.group("m"))
+    hour = ("oh " if m.group("h")[0] == "0" else "") + w.cardinal(h) if h else "zero zero"
+    return hour + " " + ("hundred" if not minutes else ("oh " if minutes < 10 else "") + w.cardinal(minutes))

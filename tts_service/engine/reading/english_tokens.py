@@ -14,6 +14,8 @@ from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
 from tts_service.engine.reading.english_context import (
     NUMBER_WORDS,
+    SCHEDULE_WORDS,
+    TEMPERATURE_WORDS,
     no_word,
     shouted,
     title_or_street,
@@ -150,6 +152,9 @@ def _year_like(ctx: Context) -> bool:
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
     dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
+    dated = dated or (
+        bool(SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
+    )
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
     if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
@@ -165,7 +170,7 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
-    if n <= 12 and b <= 31 and not (measured and n < b):
+    if 1 <= n <= 12 and 1 <= b <= 31 and not (measured and n < b):
         return td.month_day(n, b, w)
     if n < b:  # "31/32": "thirty-one thirty-seconds"
         return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
@@ -309,6 +314,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
     if (named := title_or_street(bare, ctx.prev_raw, ctx.next_raw)) is not None:
         return named
+    converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
+    if converting and len(core) > 1 and core not in RISKY_UNITS and (unit := unit_words(core, True)):
+        return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
@@ -423,6 +431,10 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
+        if unit in ("F", "C") and TEMPERATURE_WORDS.intersection(ctx.before):  # "the thermostat to 75F"
+            return w.number(num) + (" degrees Fahrenheit" if unit == "F" else " degrees Celsius")
+        if "." in num and unit.isalpha() and unit.isupper() and len(unit) <= 4:
+            return w.number(num) + " " + w.letters(unit)  # "99.9FM"
     if (said := roles.joined(core, w, _joined_head)) is not None:
         return said
     if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
