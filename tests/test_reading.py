@@ -162,6 +162,7 @@ SENTENCES = [
     "Follow @jane_doe and #BlackFriday2024, open Q3_Report-final.xlsx, not end.Next or e.g this.",
     "Ask Dr. Ruiz on Elm Dr. in Reno, NV, see p. 14, Fl 5 at 88 Willow Way, Lt. Col. Reyes.",
     "Staffed 0600-1830 (GMT +4:30), ISSN 0412-9931; the thermostat to 75F, 3 gal in mL, a reminder for 5/8.",
+    "The GTX-980, RX 7900 and SR-71 (code TRX-550) at www.nvidia.com/rtx-6000: 1/n, €£¥, 30º&C.",
     'Reply YES or NO. The "Phase 3" plan (1953 - 1961) used a 14" pan, No. 7, back in 15 min. or less.',
 ]
 

@@ -223,6 +223,13 @@ SENTENCE = [
     ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
     ("and 0/0 is odd", "and zero over zero is odd"),
     ("Tune to 101.1FM", "Tune to one hundred one point one F M"),
+    # model names say their number as a number; an identifier word keeps a code spelled
+    ("The GTX-980 and the RX 7900 beat the SR-71",
+     "The G T X nine eighty and the R X seventy-nine hundred beat the S R seventy-one"),
+    ("After MERS-2000 came ZIKA-16", "After MERS two thousand came ZIKA sixteen"),
+    ("Use code TRX-550 today", "Use code T R X, five five zero today"),
+    ("Noise falls as 1/n here", "Noise falls as one over N here"),
+    ("Prices in €£¥ and 30º outside", "Prices in euro pound yen and thirty degrees outside"),
 ]  # fmt: skip
 
 VOICE_BOT = [

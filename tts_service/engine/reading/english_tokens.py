@@ -12,6 +12,15 @@ from dataclasses import dataclass
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
+from tts_service.engine.reading.english_codes import (
+    is_model_name,
+    model_number,
+    over_letter,
+    read_acronym,
+    spaced_model,
+    spell_code,
+    symbol_run,
+)  # fmt: skip
 from tts_service.engine.reading.english_context import (
     NUMBER_WORDS,
     SCHEDULE_WORDS,
@@ -24,7 +33,6 @@ from tts_service.engine.reading.english_context import (
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
-    ACRONYM_WORDS,
     DIGIT_CONTEXT,
     MONTH_NAMES,
     ORDINAL_NAMES,
@@ -51,11 +59,8 @@ _FEET = re.compile(
 )
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){2,}$")
 _CODE = re.compile(r"^[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*$")
-_GROUP = re.compile(r"[A-Za-z]+|\d+")
 _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_VOWELS = set("AEIOUYaeiouy")
-_CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
 _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
@@ -120,6 +125,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
+        if len(plain) == 4 and plain[0] != "0" and is_model_name(ctx.prev_raw, ctx.before):
+            return sign + spaced_model(plain, w)  # "RTX 4090": forty ninety
         if ctx.next_word.replace(".", "") in ("ad", "bc", "bce", "ce") and len(plain) <= 4:
             return sign + (w.year(int(plain)) if len(plain) == 4 else roles.paired(plain, w))  # "340 AD"
     if "," in body and len(plain) <= 21:  # grouped by commas: a quantity, "... quintillion ..."
@@ -204,56 +211,6 @@ def _roman(core: str, ctx: Context) -> int | None:
     return total
 
 
-def spell_code(core: str, w: NumberWords) -> str:
-    """ "4410-AZ" -> "four four one zero, A. Z"; "COVID-19" -> "COVID nineteen"."""
-    groups: list[str] = []
-    head = core.split("-")[0]
-    for part in re.split(r"[-/]", core):
-        pieces: list[str] = _GROUP.findall(part)
-        out: list[str] = []
-        for i, p in enumerate(pieces):
-            if p.isdigit():
-                after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
-                after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
-                after_word = after_word or (
-                    i == 0 and len(pieces) > 1 and _pronounceable(pieces[1])
-                )  # "10OFF"
-                small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
-                lettered = i > 0 and (after_word or (pieces[i - 1].isupper() and len(pieces[i - 1]) <= 2))
-                if lettered and re.match(r"^(?:19|20)\d\d$", p):
-                    out.append(w.year(int(p)))  # "SUMMER2024", "FY2024"
-                    continue
-                out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
-            elif _pronounceable(p):
-                out.append(p)
-            else:
-                out.append(w.letters(p))
-        groups.append(" ".join(out))
-    return ", ".join(groups)
-
-
-def _pronounceable(p: str) -> bool:
-    if p.upper() in ACRONYM_WORDS:
-        return True
-    return len(p) >= 3 and (not p.isupper() or len(p) >= 4) and any(c in _VOWELS for c in p)
-
-
-def read_acronym(core: str, w: NumberWords) -> str | None:
-    """All capitals: said as a word when it is one (NASA, PIN), else spelled (ATM, FBI)."""
-    plural = len(core) > 2 and core.endswith("s") and core[:-1].isupper()
-    stem = core[:-1] if plural else core
-    if not (stem.isalpha() and stem.isupper() and 2 <= len(stem) <= 5):
-        return None
-    if stem in ACRONYM_WORDS:
-        return stem.title() + ("s" if plural else "")
-    if stem == "OK":
-        return "okay"
-    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and not _CONSONANT_RUN.search(stem):
-        return None  # a word in capitals for emphasis ("FREE", "HELP"); "USPS", "HTML" are spelled
-    spelled = w.letters(stem)
-    return spelled + "'s" if plural else spelled
-
-
 def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The spoken form of ``core``, or None to leave it as written."""
     said = _read_core(core, w, ctx)
@@ -284,6 +241,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return "number " + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
+    if (symbols := symbol_run(core)) is not None:
+        return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
     if not any(c.isdigit() for c in core):
@@ -439,6 +398,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return said
     if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
         return said
+    if (said := model_number(core, ctx.before, w) or over_letter(core, w)) is not None:
+        return said  # "RTX-6000", "1/f"
     if _CODE.match(core):
         return spell_code(core, w)
     if web.is_file_name(core) or web.is_domain(core):

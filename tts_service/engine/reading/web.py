@@ -212,11 +212,15 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
     return piece
 
 
-def _piece(piece: str, words: NumberWords, *, file: bool = False, country: bool = False) -> str:
+def _piece(
+    piece: str, words: NumberWords, *, file: bool = False, country: bool = False, rounds: bool = False
+) -> str:
     if piece[0] == "%" and len(piece) == 3:
         return "percent " + " ".join(words.digits(c) if c.isdigit() else words.letters(c) for c in piece[1:])
     if piece.isdigit() and file and re.match(r"^(?:19|20)\d\d$", piece):
         return words.year(int(piece))  # "invoice_2024.pdf": a year in a file name
+    if rounds and piece.isdigit() and 3 <= len(piece) <= 4 and piece[0] != "0" and piece.endswith("00"):
+        return words.cardinal(int(piece))  # "nvidia.com/rtx-6000": a round number is said as one
     if piece.isdigit():
         return words.digits(piece)
     if piece in _SYMBOLS:
@@ -242,7 +246,9 @@ def read_address(core: str, words: NumberWords) -> str:
     out = []
     for m in _PIECE.finditer(core):
         country = m.start() == tld_at and m.end() == host_end
-        out.append(_piece(m.group(), words, file=file, country=country))
+        # a round number in a path ("/rtx-6000") is said as one; a port, an IP, a mailbox digit by digit
+        rounds = m.start() > host_end and core[m.start() - 1] != ":" and not core[:1].isdigit()
+        out.append(_piece(m.group(), words, file=file, country=country, rounds=rounds))
     return " ".join(p for p in out if p) + owner
 
 
