@@ -27,6 +27,7 @@ from tts_service.engine.reading.english_context import (
     zone_offset,
 )  # fmt: skip
 from tts_service.engine.reading.english_roles import amount, paired, place_code
+from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
@@ -44,11 +45,8 @@ from tts_service.engine.reading.english_tokens import (
 )  # fmt: skip
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["read_tokens"]
+__all__ = ["read_tokens", "split_token"]
 
-_LEAD = "\"'“‘([{¿¡"
-_TRAIL = ".,;:!?)]}\"'”’…"
-_AMOUNT_START = frozenset("0123456789$€£¥")
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
@@ -61,42 +59,6 @@ _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
-
-
-def split_token(token: str) -> tuple[str, str, str]:
-    """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
-    start, end = 0, len(token)
-    while start < end and (
-        token[start] in _LEAD or (token[start] in "~≈" and token[start + 1 : start + 2] in _AMOUNT_START)
-    ):
-        start += 1  # "~5 min", "≈$20": the sign is said "about" before the amount
-    while end > start and token[end - 1] in _TRAIL:
-        end -= 1
-    core = token[start:end]
-    trail = token[end:]
-    if (
-        trail.startswith(".")
-        and core
-        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
-    ):
-        core, trail = core + ".", trail[1:]
-    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
-        core, trail = core + trail[0], trail[1:]  # 12" (inches)
-    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
-        core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
-    elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
-        core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
-    return token[:start], core, trail
-
-
-_DOTTED = frozenset([
-    "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.",
-    "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
-    "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
-    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
-    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg.", "p.", "pp.",
-    "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
-])  # fmt: skip
 
 
 class _Walk:
