@@ -230,6 +230,10 @@ SENTENCE = [
     ("Use code TRX-550 today", "Use code T R X, five five zero today"),
     ("Noise falls as 1/n here", "Noise falls as one over N here"),
     ("Prices in €£¥ and 30º outside", "Prices in euro pound yen and thirty degrees outside"),
+    # spaced phone groups of six digits, cubic measures, digit groups after an identifier word
+    ("or +33 6 123456 today", "or plus three three, six, one two three four five six today"),
+    ("A 7 cu ft chest holds 2 cu m", "A seven cubic foot chest holds two cubic meters"),
+    ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
 ]  # fmt: skip
 
 VOICE_BOT = [

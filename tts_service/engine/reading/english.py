@@ -22,6 +22,7 @@ from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_context import (
     STREET_NAMES,
     close_quotes,
+    identifier_range,
     is_state,
     military_range,
     zone_offset,
@@ -208,6 +209,8 @@ class _Walk:
         left, right = m.groups()
         if (hours := military_range(left, right, self.w)) is not None:
             return hours or None  # "0800-1700"; "0919-2697" is a code
+        if identifier_range(left, right, ctx.before):
+            return None  # "case ID 5501-7732": one identifier, not a range
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"
@@ -376,12 +379,12 @@ class _Walk:
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
-        if nxt.rstrip(".") == "sq" and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
+        if nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2 sq ft"
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
                 self, i + 1, self.core(i - 1).lower()
             )
             square = unit_words(squared, plural) or ""
-            return self.set(i, w.number(core), "square", square)
+            return self.set(i, w.number(core), "square" if nxt.rstrip(".") == "sq" else "cubic", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 
-from tts_service.engine.reading.english_tables import STATES, STREET_WORDS, TITLES
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STATES, STREET_WORDS, TITLES
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "is_state",
-    "military_range", "no_word", "shouted", "title_or_street", "year_after", "zone_offset",
+    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "identifier_range",
+    "is_state", "military_range", "no_word", "shouted", "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -172,3 +172,10 @@ def _hhmm(m: re.Match[str], w: NumberWords) -> str:
     h, minutes = int(m.group("h")), int(m.group("m"))
     hour = ("oh " if m.group("h")[0] == "0" else "") + w.cardinal(h) if h else "zero zero"
     return hour + " " + ("hundred" if not minutes else ("oh " if minutes < 10 else "") + w.cardinal(minutes))
+
+
+def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:
+    """ "Your case ID is 5501-7732", "order 4417-2290": digit groups after an identifier word are one
+    identifier, read digit by digit, not a range of quantities."""
+    groups = left.isdigit() and right.isdigit() and min(len(left), len(right)) >= 3
+    return groups and bool(DIGIT_CONTEXT.intersection(before[-3:]))

@@ -102,7 +102,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if ctx is not None and "," not in body:
         near = ctx.before[-3:]
         unit = ctx.next_word.rstrip(".")
-        measured = unit == "sq" or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
+        measured = unit in ("sq", "cu") or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
         named = (
             ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&")
             and not measured  # "the apartment is 850 sq ft": a size, not the apartment's number
