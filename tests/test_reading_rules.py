@@ -234,6 +234,9 @@ SENTENCE = [
     ("or +33 6 123456 today", "or plus three three, six, one two three four five six today"),
     ("A 7 cu ft chest holds 2 cu m", "A seven cubic foot chest holds two cubic meters"),
     ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
+    ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),
+    ("Grab a $25 voucher or the €10 pass", "Grab a twenty-five dollar voucher or the ten euro pass"),
+    ("It is a 50/50 split", "It is a fifty-fifty split"),
 ]  # fmt: skip
 
 VOICE_BOT = [

@@ -25,6 +25,7 @@ from tts_service.engine.reading.english_context import (
     identifier_range,
     is_state,
     military_range,
+    money_before_noun,
     zone_offset,
 )  # fmt: skip
 from tts_service.engine.reading.english_roles import amount, paired, place_code
@@ -183,6 +184,8 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
+        if spoken is not None and core[:1] in "$€£₹":
+            spoken = money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
         if spoken is None and len(core) > 3 and core[:-1].isupper() and core.endswith("."):

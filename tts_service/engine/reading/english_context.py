@@ -17,7 +17,8 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "identifier_range",
-    "is_state", "military_range", "no_word", "shouted", "title_or_street", "year_after", "zone_offset",
+    "is_state", "military_range", "military_time", "money_before_noun", "no_word", "shouted",
+    "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -57,6 +58,8 @@ SCHEDULE_WORDS = frozenset([
 ])  # fmt: skip
 _OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?$")
 _HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
+_AT_TIME = frozenset(["at", "by", "until", "till", "from", "before", "after", "around", "since"])
+_CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupees": "rupee", "cents": "cent"}
 _DASH_WORDS = frozenset(["-", "–", "—", "to", "through", "thru", "until"])
 _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
 
@@ -75,13 +78,13 @@ def close_quotes(parts: list[tuple[str, str, str]]) -> None:
         open_quotes -= (lead + core + trail).count("”")
 
 
-def no_word(core: str, next_raw: str, first: bool) -> str | None:
+def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str | None:
     """ "No. 5", "NO 88", "Route No 138", "p. 62", "VOL 24": "number", "page"... before a number;
     "no." with no number after is the word no ("he shook his head no."), its period kept. None: not
     one of these."""
     if core not in NUMBER_WORDS:
         return None
-    numbered = next_raw[:1].isdigit() or next_raw[:1] == "#"
+    numbered = (next_raw[:1].isdigit() or next_raw[:1] == "#") and not next_lead  # "Davidson NO (1995)"
     if numbered and not (first and core == "No"):  # "No 2 people are alike"
         return _COUNTED[core.rstrip(".").lower()]
     if core.endswith(".") and core[:-1].lower() == "no":
@@ -166,6 +169,25 @@ def military_range(left: str, right: str, w: NumberWords) -> str | None:
     if sides[0] is None or sides[1] is None:
         return ""
     return " to ".join(_hhmm(m, w) for m in sides if m)
+
+
+def military_time(plain: str, prev: str, w: NumberWords) -> str | None:
+    """ "leaves at 0730": four digits with a leading zero after a time word are a 24-hour time,
+    "oh seven thirty", not a code."""
+    m = _HHMM.match(plain) if plain[:1] == "0" else None
+    return _hhmm(m, w) if m and prev in _AT_TIME else None
+
+
+def money_before_noun(said: str, prev: str, next_raw: str) -> str:
+    """ "a $1,000 gift card": an amount before its noun says its currency once, singular."""
+    plural = said.rsplit(" ", 1)[-1] if " " in said else ""
+    if prev not in ("a", "an", "the", "your", "our", "this") or " and " in said:
+        return said
+    if plural not in _CURRENCY_ONE:
+        return said
+    if not (next_raw.isalpha() and next_raw.islower()) or next_raw in ("and", "or", "to", "per", "a", "each"):
+        return said
+    return said[: -len(plural)] + _CURRENCY_ONE[plural]
 
 
 def _hhmm(m: re.Match[str], w: NumberWords) -> str:

@@ -25,6 +25,7 @@ from tts_service.engine.reading.english_context import (
     NUMBER_WORDS,
     SCHEDULE_WORDS,
     TEMPERATURE_WORDS,
+    military_time,
     no_word,
     shouted,
     title_or_street,
@@ -100,6 +101,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
+        if len(plain) == 4 and (clock := military_time(plain, ctx.prev(), w)) is not None:
+            return clock  # "leaves at 0730"
         near = ctx.before[-3:]
         unit = ctx.next_word.rstrip(".")
         measured = unit in ("sq", "cu") or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
@@ -218,7 +221,7 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
-    if core in NUMBER_WORDS and (counted := no_word(core, ctx.next_raw, not ctx.before)) is not None:
+    if core in NUMBER_WORDS and (counted := no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)):
         return counted
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
