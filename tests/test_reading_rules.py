@@ -237,6 +237,8 @@ SENTENCE = [
     ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),
     ("Grab a $25 voucher or the €10 pass", "Grab a twenty-five dollar voucher or the ten euro pass"),
     ("It is a 50/50 split", "It is a fifty-fifty split"),
+    ("Merge onto I-80 W, then US-50 EB", "Merge onto I eighty West, then U S fifty eastbound"),
+    ("She won the 10K and a 2K prize", "She won the ten K and a two thousand prize"),
 ]  # fmt: skip
 
 VOICE_BOT = [

@@ -17,8 +17,8 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "identifier_range",
-    "is_state", "military_range", "military_time", "money_before_noun", "no_word", "shouted",
-    "title_or_street", "year_after", "zone_offset",
+    "is_state", "military_range", "military_time", "money_before_noun", "no_word", "race", "road_direction",
+    "shouted", "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -60,6 +60,12 @@ _OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?
 _HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
 _AT_TIME = frozenset(["at", "by", "until", "till", "from", "before", "after", "around", "since"])
 _CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupees": "rupee", "cents": "cent"}
+_ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
+_DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",
+               "EB": "eastbound", "WB": "westbound"}  # fmt: skip
+_RACE_AFTER = frozenset(
+    ["", "race", "run", "runs", "walk", "with", "in", "on", "at", "and", "this", "last", "next"]
+)
 _DASH_WORDS = frozenset(["-", "–", "—", "to", "through", "thru", "until"])
 _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
 
@@ -201,3 +207,19 @@ def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:
     identifier, read digit by digit, not a range of quantities."""
     groups = left.isdigit() and right.isdigit() and min(len(left), len(right)) >= 3
     return groups and bool(DIGIT_CONTEXT.intersection(before[-3:]))
+
+
+def road_direction(bare: str, prev_raw: str) -> str | None:
+    """ "I-95 N", "US-101 SB": a compass letter after a highway is its direction."""
+    return _DIRECTIONS.get(bare) if _ROAD.match(prev_raw) else None
+
+
+def race(num: str, prev: str, next_word: str, marked: bool) -> bool:
+    """ "finished the 5K", "ran a 10K race": a race's distance is "five K", not five thousand (an
+    amount has its noun after it: "a 5K bonus")."""
+    distance = num in ("1", "3", "5", "8", "10", "12", "15", "21", "25", "50", "100")
+    return (
+        distance
+        and prev in ("a", "the", "this", "his", "her", "my", "our", "their", "your")
+        and (marked or next_word in _RACE_AFTER)
+    )

@@ -27,6 +27,8 @@ from tts_service.engine.reading.english_context import (
     TEMPERATURE_WORDS,
     military_time,
     no_word,
+    race,
+    road_direction,
     shouted,
     title_or_street,
     year_after,
@@ -274,7 +276,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
     ):
         return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
-    if (named := title_or_street(bare, ctx.prev_raw, ctx.next_raw)) is not None:
+    if (
+        named := title_or_street(bare, ctx.prev_raw, ctx.next_raw) or road_direction(bare, ctx.prev_raw)
+    ) is not None:
         return named
     converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
     if converting and len(core) > 1 and core not in RISKY_UNITS and (unit := unit_words(core, True)):
@@ -385,6 +389,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         num, unit = m.group("num"), m.group("unit")
         if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
             return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
+        if unit == "K" and race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
+            return w.number(num) + " K"  # "the 5K": a race
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
