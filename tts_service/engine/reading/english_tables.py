@@ -126,7 +126,7 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
 DAYS: dict[str, str] = {
     "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday", "thu": "Thursday",
     "weds": "Wednesday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday", "sat": "Saturday",
-    "sun": "Sunday",
+    "sun": "Sunday", "tu": "Tuesday", "th": "Thursday",
     "monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday", "thursday": "Thursday",
     "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday",
 }  # fmt: skip

@@ -105,6 +105,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if ctx is not None and "," not in body:
         if len(plain) == 4 and (clock := military_time(plain, ctx.prev(), w)) is not None:
             return clock  # "leaves at 0730"
+        if ctx.prev() == "#" and len(plain) <= 4:
+            return roles.reference(plain, w)  # "(# 123)" as "#123"
         near = ctx.before[-3:]
         unit = ctx.next_word.rstrip(".")
         measured = unit in ("sq", "cu") or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
