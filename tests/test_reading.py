@@ -164,6 +164,7 @@ SENTENCES = [
     "Staffed 0600-1830 (GMT +4:30), ISSN 0412-9931; the thermostat to 75F, 3 gal in mL, a reminder for 5/8.",
     "The GTX-980, RX 7900 and SR-71 (code TRX-550) at www.nvidia.com/rtx-6000: 1/n, €£¥, 30º&C.",
     "Leave at 0730 via I-80 W for the 10K; a $25 voucher, a 50/50 split, case ID 7710-2281, +33 6 123456.",
+    "Open 8:30 AM–6:00 PM (Th 4/2), scored 640/800 in 2h 15m at the 5K; see pick (# 412).",
     'Reply YES or NO. The "Phase 3" plan (1953 - 1961) used a 14" pan, No. 7, back in 15 min. or less.',
 ]
 

@@ -241,6 +241,8 @@ SENTENCE = [
     ("She won the 10K and a 2K prize", "She won the ten K and a two thousand prize"),
     ("Come Th 4/2 or Tu, not the Th sound", "Come Thursday April second or Tuesday, not the Th sound"),
     ("see pick (# 412)", "see pick (number four twelve)"),
+    ("Open 8:30 AM–6:00 PM daily", "Open eight thirty AM to six PM daily"),
+    ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 
 VOICE_BOT = [

@@ -52,6 +52,7 @@ __all__ = ["read_tokens", "split_token"]
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
+_AMPM_RANGE = re.compile(r"^([ap]\.?m\.?)[-–—](\d{1,2}(?::\d\d)?)$")
 #: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
 _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
                   "mil": "million", "b": "billion", "bn": "billion", "bln": "billion", "t": "trillion",
@@ -287,6 +288,7 @@ class _Walk:
             or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
+            or self._ampm_range(i)
             or dates.month_day(self, i)
             or dates.day_month(self, i)
             or self._house_number(i)
@@ -302,13 +304,29 @@ class _Walk:
         zoned = td.ampm_zone(nxt) if nxt[:1] in "ap" else None  # "1:59 p.m.est"
         if zoned is not None:
             nxt = zoned[0].lower()
+        glued = _AMPM_RANGE.match(nxt)  # "9:00 AM–5:00 PM": the am/pm and the range's far end are one token
+        if glued is not None:
+            nxt = glued.group(1)
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
         sides = [self._clock(part, td.AMPM[nxt]) for part in re.split(r"[-–]", self.core(i), maxsplit=1)]
         if None in sides:  # "9-11 am", "9:30-11:15 pm": both ends take the am or pm
             return 0
         said = " to ".join(s for s in sides if s)
+        if glued is not None:
+            return self.set(i, said)  # the "AM–5:00" token is read next, by _ampm_range
         return self.set(i, said, td.AMPM[nxt] + (" " + zoned[1] if zoned else ""))
+
+    def _ampm_range(self, i: int) -> int:
+        """ "AM–5:00 PM", "am-5": am/pm glued to the far end of a range, then that end's own am/pm."""
+        m = _AMPM_RANGE.match(self.core(i).lower())
+        if m is None or self.trail(i):
+            return 0
+        first, nxt = td.AMPM[m.group(1)], self.core(i + 1).lower()
+        if nxt in td.AMPM and nxt not in ("a", "p") and (end := self._clock(m.group(2), td.AMPM[nxt])):
+            return self.set(i, f"{first} to {end}", td.AMPM[nxt])
+        end = td.read_time(m.group(2), self.w) or self.w.number(m.group(2).replace(":", "."))
+        return self.set(i, f"{first} to {end}")
 
     def _clock(self, core: str, ampm: str) -> str | None:
         """ "7", "7:30", "7.30" before am/pm, said without it ("5pm" keeps its own); None when no hour."""

@@ -186,6 +186,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
     if 1 <= n <= 12 and 1 <= b <= 31 and not (measured and n < b):
         return td.month_day(n, b, w)
+    if n < b and b > 16 and b not in (32, 64):  # "720/850": a score, not seven hundred twenty 850ths
+        return f"{w.cardinal(n)} out of {w.cardinal(b)}"
     if n < b:  # "31/32": "thirty-one thirty-seconds"
         return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
     if 2 <= b <= 16:  # "22/3": "twenty-two thirds"
@@ -396,6 +398,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        if unit == "m" and re.match(r"^\d+(?:h|hr|hrs)$", ctx.prev_raw):
+            unit = "min"  # "1h 30m": minutes after hours, not meters
         words = unit_words(unit, not _is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
