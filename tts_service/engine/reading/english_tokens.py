@@ -244,6 +244,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
+        return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
         return w.digits(core[:-1]) + " pound"
     if core[0] == "#" and core[1:].isdigit():
