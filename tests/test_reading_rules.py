@@ -243,6 +243,7 @@ SENTENCE = [
     ("see pick (# 412)", "see pick (number four twelve)"),
     ("Open 8:30 AM–6:00 PM daily", "Open eight thirty AM to six PM daily"),
     ("To hide it, dial *67 or press * twice", "To hide it, dial star six seven or press star twice"),
+    ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
     ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 

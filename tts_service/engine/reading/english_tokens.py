@@ -208,7 +208,11 @@ def _regnal(core: str, ctx: Context) -> bool:
 
 
 def _roman(core: str, ctx: Context) -> int | None:
-    if not core or _ROMAN.match(core) is None or (core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT):
+    # "King David I of Scotland", "Francis I." are the first; "Sam I am" keeps the pronoun
+    ended = ctx.punctuated or ctx.next_word in ("", "of", "and")
+    first = core == "I" and ctx.prev() in ORDINAL_NAMES and ended
+    lone_i = core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT
+    if not core or _ROMAN.match(core) is None or (lone_i and not first):
         return None
     titled = ctx.prev_raw.istitle() and ctx.prev_raw.isalpha() and re.match(r"^[IVX]{2,6}$", core)
     if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx) and not titled:
