@@ -244,6 +244,7 @@ SENTENCE = [
     ("Open 8:30 AM–6:00 PM daily", "Open eight thirty AM to six PM daily"),
     ("To hide it, dial *67 or press * twice", "To hide it, dial star six seven or press star twice"),
     ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
+    ("He is 5 ft 11 in, not 6 feet 1 in height", "He is five feet eleven inches, not six feet one in height"),
     ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 

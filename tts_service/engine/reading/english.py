@@ -412,7 +412,10 @@ class _Walk:
         forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
         if forms:  # "20 USD", "5 €"
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
-        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural):
+        # "5 ft 10 in.": inches after feet, unless a word follows ("6 feet 1 in height")
+        after_feet = nxt == "in" and self.core(i - 1).rstrip(".") in ("ft", "feet", "foot")
+        after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
+        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
