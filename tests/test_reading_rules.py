@@ -281,7 +281,9 @@ def test_read_as_a_person_says_it(written: str, spoken: str) -> None:
     assert read(written).text == spoken
 
 
-@pytest.mark.parametrize("written", [text for text, _ in RANGES + MATH + MONEY + DATES + TIMES + PHONES])
+@pytest.mark.parametrize(
+    "written", [text for text, _ in RANGES + MATH + MONEY + DATES + TIMES + PHONES + SENTENCE]
+)
 def test_every_written_token_keeps_its_own_spoken_words(written: str) -> None:
     reading = read(written)
     assert sum(reading.counts) == len(reading.text.split())
