@@ -245,6 +245,7 @@ SENTENCE = [
     ("To hide it, dial *67 or press * twice", "To hide it, dial star six seven or press star twice"),
     ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
     ("He is 5 ft 11 in, not 6 feet 1 in height", "He is five feet eleven inches, not six feet one in height"),
+    ("Desk hours 7:30a-4p, approx 8 hrs", "Desk hours seven thirty AM to four PM, approximately eight hours"),
     ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 

@@ -52,6 +52,7 @@ __all__ = ["read_tokens", "split_token"]
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
+_SHORT_AMPM = re.compile(r"^(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ap]$")
 _AMPM_RANGE = re.compile(r"^([ap]\.?m\.?)[-–—](\d{1,2}(?::\d\d)?)$")
 #: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
 _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
@@ -211,6 +212,8 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
+        if _SHORT_AMPM.match(left) and _SHORT_AMPM.match(right):  # "8a-6p": eight AM to six PM
+            return " to ".join(td.read_time(side + "m", self.w) or side for side in (left, right))
         if (hours := military_range(left, right, self.w)) is not None:
             return hours or None  # "0800-1700"; "0919-2697" is a code
         if identifier_range(left, right, ctx.before):

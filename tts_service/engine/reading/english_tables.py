@@ -100,7 +100,8 @@ STREET_WORDS: dict[str, str] = {
 }  # fmt: skip
 ABBREVIATIONS: dict[str, str] = {
     "e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
-    "approx.": "approximately", "appt.": "appointment", "ext.": "extension", "ext": "extension",
+    "approx.": "approximately", "approx": "approximately", "appt.": "appointment", "ext.": "extension",
+    "ext": "extension",
     "dept.": "department", "est.": "established", "no.": "number", "No.": "number", "w/": "with",
     "vol.": "volume", "fig.": "figure", "pg.": "page",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
