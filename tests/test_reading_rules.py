@@ -246,6 +246,8 @@ SENTENCE = [
     ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
     ("He is 5 ft 11 in, not 6 feet 1 in height", "He is five feet eleven inches, not six feet one in height"),
     ("Desk hours 7:30a-4p, approx 8 hrs", "Desk hours seven thirty AM to four PM, approximately eight hours"),
+    ("Gum is 5¢, a pass $100+, a flat ₹1.5 lakh",
+     "Gum is five cents, a pass one hundred dollars plus, a flat one point five lakh rupees"),
     ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 
@@ -298,7 +300,7 @@ HOSTILE = [
     "$" + _LONG + ".000",
     _LONG + "s-80s", _LONG + " s", "1-800-" + "A" * 5000, _LONG + "-" + _LONG + " mph", _LONG + "^2",
     "3 + " + _LONG + " = 1", "17 may " + _LONG, "$" + "1," * 3000 + "000-$5", _LONG + "th", "$ " + _LONG,
-    _LONG + "s" + "-" * 3000 + "x",
+    _LONG + "s" + "-" * 3000 + "x", _LONG + "¢", "$" + _LONG + "+", "0" + _LONG + "-" + _LONG,
 ]  # fmt: skip
 
 

@@ -44,6 +44,7 @@ SCALES: dict[str, str] = {
     "k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million", "MM": "million",
     "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion", "tn": "trillion",
     "thousand": "thousand", "million": "million", "billion": "billion", "trillion": "trillion",
+    "lakh": "lakh", "crore": "crore",
 }  # fmt: skip
 
 #: unit as written -> (one, many); compared case-sensitively first, then lower-case

@@ -365,6 +365,10 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money
     if (m := _PERCENT.match(core)) is not None:
         return w.number(m.group("num")) + " percent"
+    if core[-1] == "¢" and _NUMBER.match(core[:-1]):  # "5¢"
+        return w.number(core[:-1]) + (" cent" if _is_one(core[:-1]) else " cents")
+    if core[-1] == "+" and (money := read_money(core[:-1], w)) is not None:
+        return money + " plus"  # "$100+"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
