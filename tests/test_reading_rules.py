@@ -245,6 +245,7 @@ SENTENCE = [
     ("To hide it, dial *67 or press * twice", "To hide it, dial star six seven or press star twice"),
     ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
     ("He is 5 ft 11 in, not 6 feet 1 in height", "He is five feet eleven inches, not six feet one in height"),
+    ("Thu Jan 9 @ 6:30p", "Thursday January ninth at six thirty PM"),
     ("Desk hours 7:30a-4p, approx 8 hrs", "Desk hours seven thirty AM to four PM, approximately eight hours"),
     ("Gum is 5¢, a pass $100+, a flat ₹1.5 lakh",
      "Gum is five cents, a pass one hundred dollars plus, a flat one point five lakh rupees"),

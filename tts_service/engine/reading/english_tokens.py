@@ -374,6 +374,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return date
     if (time := td.read_time(core, w)) is not None:
         return time
+    if re.match(r"^\d{1,2}:[0-5]\d[ap]$", core) and (time := td.read_time(core + "m", w)) is not None:
+        return time  # "6:30p": the a or p of am/pm alone
     if (m := _ORDINAL.match(core)) is not None:
         return w.ordinal(int(m.group("n").replace(",", "")))
     if (m := _DECADE.match(core)) is not None:
