@@ -63,6 +63,7 @@ _CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupee
 _ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
 _DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",
                "EB": "eastbound", "WB": "westbound"}  # fmt: skip
+_ROAD_WORDS = frozenset(["hwy", "highway", "route", "rte", "interstate", "sr", "us", "i"])
 _RACE_AFTER = frozenset(
     ["", "race", "run", "runs", "walk", "with", "in", "on", "at", "and", "this", "last", "next"]
 )
@@ -209,9 +210,10 @@ def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:
     return groups and bool(DIGIT_CONTEXT.intersection(before[-3:]))
 
 
-def road_direction(bare: str, prev_raw: str) -> str | None:
-    """ "I-95 N", "US-101 SB": a compass letter after a highway is its direction."""
-    return _DIRECTIONS.get(bare) if _ROAD.match(prev_raw) else None
+def road_direction(bare: str, prev_raw: str, before: tuple[str, ...]) -> str | None:
+    """ "I-95 N", "US-101 SB", "Hwy 1 S": a compass letter after a highway is its direction."""
+    numbered = prev_raw.isdigit() and len(before) >= 2 and before[-2].rstrip(".") in _ROAD_WORDS
+    return _DIRECTIONS.get(bare.rstrip(".")) if _ROAD.match(prev_raw) or numbered else None
 
 
 def race(num: str, prev: str, next_word: str, marked: bool) -> bool:

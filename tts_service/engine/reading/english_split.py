@@ -50,4 +50,5 @@ _DOTTED = frozenset([
     "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
     "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg.", "p.", "pp.",
     "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
+    "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
 ])  # fmt: skip

@@ -286,9 +286,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
     ):
         return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
-    if (
-        named := title_or_street(bare, ctx.prev_raw, ctx.next_raw) or road_direction(bare, ctx.prev_raw)
-    ) is not None:
+    named = title_or_street(bare, ctx.prev_raw, ctx.next_raw)
+    if (named := named or road_direction(bare, ctx.prev_raw, ctx.before)) is not None:
         return named
     converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
     if converting and len(core) > 1 and core not in RISKY_UNITS and (unit := unit_words(core, True)):
