@@ -197,6 +197,7 @@ SENTENCE = [
     ("Reply YES to confirm or NO to cancel.", "Reply yes to confirm or no to cancel."),
     ("DO NOT SHARE IT WITH ANYONE", "do not SHARE it WITH ANYONE"),
     ("the IT desk", "the I T desk"),
+    ("ACT FAST, ASK THE CFO", "act FAST, ask the C F O"),
     ("Back in 15 min. or less", "Back in fifteen minutes or less"),
     ("Founded 1887, rebuilt 1921.", "Founded eighteen eighty-seven, rebuilt nineteen twenty-one."),
     ("He served (1953 - 1961) twice", "He served (nineteen fifty-three to nineteen sixty-one) twice"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STATES, STREET_WORDS, TITLES
+from tts_service.engine.reading.web import three_letter_word
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
@@ -102,10 +103,13 @@ def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str |
 def shouted(core: str, prev_raw: str, next_raw: str) -> str | None:
     """A short word in capitals: the word, not its letters ("Reply YES or NO", "NO MORE"). Words
     that are also common acronyms (IT, US, AM) are the word only inside a run of capitals."""
+    if not core.isupper():
+        return None  # "The PIN": only words written in capitals
     if core in _CAPS_WORDS:
         return core.lower()
-    if core in _RUN_WORDS and (_capitals(prev_raw) or _capitals(next_raw)):
-        return core.lower()
+    word = core in _RUN_WORDS or (len(core) == 3 and core.isalpha() and three_letter_word(core.lower()))
+    if word and (_capitals(prev_raw) or _capitals(next_raw)):
+        return core.lower()  # "ACT NOW", "WIN BIG" (but "CALL THE CEO": spelled)
     return None
 
 
