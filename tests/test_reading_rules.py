@@ -240,6 +240,7 @@ SENTENCE = [
     ("It is a 50/50 split", "It is a fifty-fifty split"),
     ("Merge onto I-80 W, then US-50 EB", "Merge onto I eighty West, then U S fifty eastbound"),
     ("From 40 E. 9th St. take Hwy 9 N", "From forty East ninth Street take Highway nine North"),
+    ("12 Queen St W, Elm Dr NE, Apt E", "twelve Queen Street West, Elm Drive Northeast, Apartment E"),
     ("She won the 10K and a 2K prize", "She won the ten K and a two thousand prize"),
     ("Come Th 4/2 or Tu, not the Th sound", "Come Thursday April second or Tuesday, not the Th sound"),
     ("see pick (# 412)", "see pick (number four twelve)"),

@@ -65,6 +65,8 @@ _ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
 _DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",
                "EB": "eastbound", "WB": "westbound"}  # fmt: skip
 _ROAD_WORDS = frozenset(["hwy", "highway", "route", "rte", "interstate", "sr", "us", "i"])
+_QUARTERS = {k: STREET_WORDS[k] for k in ("N", "S", "E", "W", "NE", "NW", "SE", "SW")}
+_UNIT_WORDS = frozenset(["Apt", "Ste", "Bldg", "Fl", "Rm", "Unit"])
 _RACE_AFTER = frozenset(
     ["", "race", "run", "runs", "walk", "with", "in", "on", "at", "and", "this", "last", "next"]
 )
@@ -131,8 +133,8 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
     title = bare.title() if bare in ("dr", "st") else bare
     if title not in TITLES or title not in STREET_WORDS:
         return None
-    if prev_raw.istitle() and prev_raw.isalpha() and not next_raw[:1].isupper():
-        return STREET_WORDS[title]
+    if prev_raw.istitle() and prev_raw.isalpha() and (not next_raw[:1].isupper() or next_raw in _QUARTERS):
+        return STREET_WORDS[title]  # "Oak Dr. is closed", "Oak Dr E"
     if (
         not next_raw[:1].isupper()
         or next_raw.rstrip(".") in STREET_WORDS
@@ -215,9 +217,15 @@ def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:
 
 
 def road_direction(bare: str, prev_raw: str, before: tuple[str, ...]) -> str | None:
-    """ "I-95 N", "US-101 SB", "Hwy 1 S": a compass letter after a highway is its direction."""
+    """ "I-95 N", "US-101 SB", "Hwy 1 S": a compass letter after a highway is its direction; after a
+    street word, the city's quarter ("King St W")."""
     numbered = prev_raw.isdigit() and len(before) >= 2 and before[-2].rstrip(".") in _ROAD_WORDS
-    return _DIRECTIONS.get(bare.rstrip(".")) if _ROAD.match(prev_raw) or numbered else None
+    if _ROAD.match(prev_raw) or numbered:
+        return _DIRECTIONS.get(bare.rstrip("."))
+    street = prev_raw.rstrip(".")
+    if (street in STREET_NAMES or street in STREET_WORDS) and street not in _UNIT_WORDS:
+        return _QUARTERS.get(bare.rstrip("."))  # "250 King St W", "Pennsylvania Ave NW"
+    return None
 
 
 def race(num: str, prev: str, next_word: str, marked: bool) -> bool:
