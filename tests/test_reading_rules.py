@@ -214,6 +214,8 @@ SENTENCE = [
     ("Sales were up 8% YoY", "Sales were up eight percent year over year"),
     ("Denver, CO 80202 or Reno, NV, then", "Denver, Colorado eight zero two zero two or Reno, Nevada, then"),
     ("Thanks, OK.", "Thanks, okay."),
+    ("Erie, PA, or Salem, MA. Hon. Lee", "Erie, Pennsylvania, or Salem, Massachusetts. Honorable Lee"),
+    ('Filed "Report, 2019" with 3/5th done', 'Filed "Report, twenty nineteen" with three fifths done'),
     # offsets, 24-hour ranges, conversions, temperatures, impossible dates
     ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is three o'clock at G M T minus zero"),
     ("Staffed 0600-1830, ref 0412-9931",

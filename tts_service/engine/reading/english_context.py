@@ -32,7 +32,7 @@ NUMBER_WORDS = frozenset(["no.", "No.", "NO.", "No", "NO", "Nos.", "nos.", "p.",
 _COUNTED = {"no": "number", "nos": "numbers", "p": "page", "pp": "pages", "vol": "volume"}
 #: state codes that are also words or common abbreviations: a state only before a zip ("Thanks, OK.")
 _WORDLIKE_STATES = frozenset(
-    ["OK", "HI", "ME", "IN", "OR", "OH", "LA", "PA", "MA", "DE", "ID", "CO", "AL", "MD", "MS", "DC"]
+    ["OK", "HI", "ME", "IN", "OR", "OH", "LA", "DE", "ID", "CO", "AL", "MD", "MS", "DC"]
 )  # fmt: skip
 _INCHES = re.compile(r"^\d+(?:\.\d+)?\"$")
 #: short words in capitals that are never an acronym: said as the word ("Reply YES", "Vote NO")
@@ -80,7 +80,7 @@ def close_quotes(parts: list[tuple[str, str, str]]) -> None:
     open_quotes = 0
     for k, (lead, core, trail) in enumerate(parts):
         if _INCHES.match(core):
-            if open_quotes % 2 == 1:
+            if open_quotes % 2 == 1 or re.match(r"^[1-9]\d{3}\"$", core):  # 'in 2011" Site': no 2011 inches
                 parts[k] = (lead, core[:-1], '"' + trail)
                 open_quotes += 1
             continue

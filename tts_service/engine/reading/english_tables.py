@@ -88,6 +88,7 @@ TITLES: dict[str, str] = {
     "Sr": "Senior", "Jr": "Junior", "Capt": "Captain", "Gen": "General", "Lt": "Lieutenant",
     "Sgt": "Sergeant", "Rev": "Reverend", "Mt": "Mount", "Ft": "Fort", "Maj": "Major", "Col": "Colonel",
     "Gov": "Governor", "Sen": "Senator", "Rep": "Representative", "Pres": "President", "Adm": "Admiral",
+    "Hon": "Honorable",
 }  # fmt: skip
 #: address words (after a street name or a number): the title reading gives way to these
 STREET_WORDS: dict[str, str] = {

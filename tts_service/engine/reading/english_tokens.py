@@ -171,7 +171,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     )
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
-    if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
+    rated = ctx.prev() in ("rated", "rating", "scored", "score", "rate")
+    if "." in a or (b in (5, 10, 100) and not m.group("th")) or rated:  # "4/5th" is four fifths
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
     if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
