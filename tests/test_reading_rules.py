@@ -225,6 +225,9 @@ SENTENCE = [
     ("Book the meeting for 5/8", "Book the meeting for May eighth"),
     ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
     ("and 0/0 is odd", "and zero over zero is odd"),
+    ("So what is 10/4?", "So what is ten divided by four?"),
+    ("Now solve 9 - 2", "Now solve nine minus two"),
+    ("what is 3/4 of 12", "what is three quarters of twelve"),
     ("Tune to 101.1FM", "Tune to one hundred one point one F M"),
     # model names say their number as a number; an identifier word keeps a code spelled
     ("The GTX-980 and the RX 7900 beat the SR-71",

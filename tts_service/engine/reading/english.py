@@ -21,6 +21,7 @@ from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_context import (
     STREET_NAMES,
+    asks_to_calculate,
     close_quotes,
     identifier_range,
     is_state,
@@ -149,6 +150,8 @@ class _Walk:
         prev = self.core(i - 1)
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
+            if asks_to_calculate(self.ctx(i).before):
+                return "minus"  # "how do you solve 3 - 2?"
             return "and" if self.core(i - 3 if after_ampm else i - 2).lower() == "between" else "to"
         if (said := zone_offset(core, prev, w)) is not None:
             return said  # "GMT +4:30", "UTC-5"

@@ -17,7 +17,8 @@ from tts_service.engine.reading.web import three_letter_word
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "close_quotes", "identifier_range",
+    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "asks_to_calculate",
+    "close_quotes", "identifier_range",
     "is_state", "military_range", "military_time", "money_before_noun", "no_word", "race", "road_direction",
     "shouted", "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
@@ -237,3 +238,13 @@ def race(num: str, prev: str, next_word: str, marked: bool) -> bool:
         and prev in ("a", "the", "this", "his", "her", "my", "our", "their", "your")
         and (marked or next_word in _RACE_AFTER)
     )
+
+
+_CALCULATE = frozenset(["solve", "calculate", "compute", "evaluate", "what's", "whats", "subtract", "divide"])
+
+
+def asks_to_calculate(before: tuple[str, ...]) -> bool:
+    """ "what is 10/2?", "how do you solve 3 - 2?": after these words a slash divides and a spaced
+    dash subtracts; elsewhere "10/2" is a date and "3 - 2" a range."""
+    near = before[-3:]
+    return bool(_CALCULATE.intersection(near)) or tuple(near[-2:]) == ("what", "is")

@@ -25,6 +25,7 @@ from tts_service.engine.reading.english_context import (
     NUMBER_WORDS,
     SCHEDULE_WORDS,
     TEMPERATURE_WORDS,
+    asks_to_calculate,
     military_time,
     no_word,
     race,
@@ -165,6 +166,9 @@ def _year_like(ctx: Context) -> bool:
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
+    of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None  # "what is 3/4 of 12"
+    if asks_to_calculate(ctx.before) and not m.group("th") and not of:
+        return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
     dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
     dated = dated or (
         bool(SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
