@@ -180,6 +180,8 @@ CODES = [
 ]  # fmt: skip
 
 MEASURES = [
+    ("Pulse 64 bpm, glucose 95 mg/dL, 5 mcg",
+     "Pulse sixty-four beats per minute, glucose ninety-five milligrams per deciliter, five micrograms"),
     ("Flow is 3 cc/s", "Flow is three cubic centimeters per second"),
     ("Add 10 cc of water.", "Add ten cubic centimeters of water."),
     ("cc me on it", "cc me on it"),
