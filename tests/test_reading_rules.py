@@ -227,6 +227,8 @@ SENTENCE = [
     ("Book the meeting for 5/8", "Book the meeting for May eighth"),
     ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
     ("and 0/0 is odd", "and zero over zero is odd"),
+    ("It expires 03/29; the offer expires 12/31",
+     "It expires March twenty twenty-nine; the offer expires December thirty-first"),
     ("So what is 10/4?", "So what is ten divided by four?"),
     ("Now solve 9 - 2", "Now solve nine minus two"),
     ("what is 3/4 of 12", "what is three quarters of twelve"),

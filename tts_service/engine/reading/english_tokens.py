@@ -164,8 +164,14 @@ def _year_like(ctx: Context) -> bool:
     return ctx.punctuated or bool(ctx.next_lead) or not nxt or not nxt[0].isalpha() or nxt in _AFTER_YEAR
 
 
+_EXPIRY = frozenset(["expires", "exp", "expiry", "expiration", "expiring", "thru", "exp."])
+
+
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
+    card = a[0] == "0" or b > 31  # "expires 09/27" is a card's month and year; "expires 12/31" a day
+    if ctx.prev() in _EXPIRY and re.match(r"^(?:0[1-9]|1[0-2])$", a) and len(m.group("b")) == 2 and card:
+        return MONTH_NAMES[int(a) - 1] + " " + w.year(2000 + b)  # a card's "expires 09/27"
     of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None  # "what is 3/4 of 12"
     if asks_to_calculate(ctx.before) and not m.group("th") and not of:
         return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
