@@ -18,9 +18,8 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "asks_to_calculate",
-    "close_quotes", "identifier_range",
-    "is_state", "military_range", "military_time", "money_before_noun", "no_word", "race", "road_direction",
-    "shouted", "title_or_street", "year_after", "zone_offset",
+    "close_quotes", "identifier_range", "is_state", "military_range", "military_time", "money_before_noun",
+    "no_word", "race", "road_direction", "shouted", "title_or_street", "year_after", "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -54,9 +53,8 @@ TEMPERATURE_WORDS = frozenset([
 #: words that make "4/9" after them a date, not four ninths ("set a reminder for 4/9")
 SCHEDULE_WORDS = frozenset([
     "reminder", "appointment", "meeting", "scheduled", "schedule", "booked", "book", "reservation",
-    "deadline",
-    "expires", "due", "delivery", "arrives", "starting", "beginning", "since", "until", "till", "by", "from",
-    "after", "before",
+    "deadline", "expires", "due", "delivery", "arrives", "starting", "beginning", "since", "until", "till",
+    "by", "from", "after", "before",
 ])  # fmt: skip
 _OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?$")
 _HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
@@ -77,11 +75,12 @@ _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
 
 def close_quotes(parts: list[tuple[str, str, str]]) -> None:
     """`"Part 2" of`: a double quote after a number that closes a quote opened before it in the
-    unit is that quote, not an inch mark; the quote moves back to the token's trailing marks."""
+    unit is that quote, not an inch mark, and so is one after four digits (no one measures 2011
+    inches: 'accessed April 1, 2011" Site'); the quote moves back to the token's trailing marks."""
     open_quotes = 0
     for k, (lead, core, trail) in enumerate(parts):
         if _INCHES.match(core):
-            if open_quotes % 2 == 1 or re.match(r"^[1-9]\d{3}\"$", core):  # 'in 2011" Site': no 2011 inches
+            if open_quotes % 2 == 1 or re.match(r"^[1-9]\d{3}\"$", core):
                 parts[k] = (lead, core[:-1], '"' + trail)
                 open_quotes += 1
             continue
