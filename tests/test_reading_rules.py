@@ -246,6 +246,7 @@ SENTENCE = [
     ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
     ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),
     ("Grab a $25 voucher or the €10 pass", "Grab a twenty-five dollar voucher or the ten euro pass"),
+    ("The $20 was sent, the $5 will follow", "The twenty dollars was sent, the five dollars will follow"),
     ("It is a 50/50 split", "It is a fifty-fifty split"),
     ("Merge onto I-80 W, then US-50 EB", "Merge onto I eighty West, then U S fifty eastbound"),
     ("From 40 E. 9th St. take Hwy 9 N", "From forty East ninth Street take Highway nine North"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading.english_roles import noun_after_measure
 from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STATES, STREET_WORDS, TITLES
 from tts_service.engine.reading.web import three_letter_word
 from tts_service.engine.reading.words import NumberWords
@@ -59,6 +60,10 @@ SCHEDULE_WORDS = frozenset([
 _OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?$")
 _HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
 _AT_TIME = frozenset(["at", "by", "until", "till", "from", "before", "after", "around", "since"])
+_VERBS = frozenset([
+    "will", "has", "had", "can", "could", "would", "should", "must", "may", "might", "goes", "went", "gets",
+    "got", "covers", "covered", "includes", "comes", "came", "be",
+])  # fmt: skip
 _CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupees": "rupee", "cents": "cent"}
 _ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
 _DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",
@@ -194,11 +199,9 @@ def military_time(plain: str, prev: str, w: NumberWords) -> str | None:
 def money_before_noun(said: str, prev: str, next_raw: str) -> str:
     """ "a $1,000 gift card": an amount before its noun says its currency once, singular."""
     plural = said.rsplit(" ", 1)[-1] if " " in said else ""
-    if prev not in ("a", "an", "the", "your", "our", "this") or " and " in said:
-        return said
-    if plural not in _CURRENCY_ONE:
-        return said
-    if not (next_raw.isalpha() and next_raw.islower()) or next_raw in ("and", "or", "to", "per", "a", "each"):
+    if " and " in said or plural not in _CURRENCY_ONE or next_raw in _VERBS:
+        return said  # "the $20 will be refunded": a verb, no noun, follows
+    if not noun_after_measure(prev, next_raw) or next_raw in ("a", "each"):
         return said
     return said[: -len(plural)] + _CURRENCY_ONE[plural]
 
