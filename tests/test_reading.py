@@ -165,6 +165,7 @@ SENTENCES = [
     "The GTX-980, RX 7900 and SR-71 (code TRX-550) at www.nvidia.com/rtx-6000: 1/n, €£¥, 30º&C.",
     "Leave at 0730 via I-80 W for the 10K; a $25 voucher, a 50/50 split, case ID 7710-2281, +33 6 123456.",
     "Open 8:30 AM–6:00 PM (Th 4/2), scored 640/800 in 2h 15m at the 5K; see pick (# 412).",
+    "Pays $18–22/hr Tue.–Thu. 9–5, sizes XS–L, 2004–present; what is 10/4? the $20 fee, 72 bpm.",
     'Reply YES or NO. The "Phase 3" plan (1953 - 1961) used a 14" pan, No. 7, back in 15 min. or less.',
 ]
 

@@ -28,6 +28,9 @@ RANGES = [
     ("between $5-$10", "between five dollars and ten dollars"),
     ("Open 9:30-11:15 pm", "Open nine thirty to eleven fifteen PM"),
     ("5pm-7 pm", "five PM to seven PM"),
+    ("Sizes XS–L, rows A–F, 2004–present", "Sizes X S to L, rows A. to F, two thousand four to present"),
+    ("Pays $18–22/hr Tue.–Thu. 9–5",
+     "Pays eighteen to twenty-two dollars per hour Tuesday to Thursday nine to five"),
 ]  # fmt: skip
 
 MATH = [

@@ -352,7 +352,8 @@ class Segmenter:
             self._in_numbers.add(at)
         if is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
-            self._number_follows = EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
+            last = re.split(r"[-–—]", EDGE_PUNCT.sub("", word.rstrip(".")))[-1]  # "Mon.–Fri. 8–6"
+            self._number_follows = last.lower() in NUMBER_ABBREVIATIONS
 
     def _length_cut(self) -> int:
         # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as

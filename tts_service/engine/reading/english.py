@@ -25,6 +25,7 @@ from tts_service.engine.reading.english_context import (
     close_quotes,
     identifier_range,
     is_state,
+    lettered_range,
     military_range,
     money_before_noun,
     zone_offset,
@@ -46,6 +47,7 @@ from tts_service.engine.reading.english_tokens import (
     read_money,
     unit_words,
 )  # fmt: skip
+from tts_service.engine.reading.english_units import PER_WORDS
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["read_tokens", "split_token"]
@@ -215,6 +217,13 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
+        if (lettered := lettered_range(left, right, self.w)) is not None:
+            return lettered  # "A–Z", "S–XL", "1990–present"
+        per = re.match(r"^(.+)/([A-Za-z]+)$", right)
+        per_unit = per and (unit_words(per.group(2), False) or PER_WORDS.get(per.group(2).lower(), ("",))[0])
+        if per and per_unit:
+            spread = self._range(f"{left}-{per.group(1)}", ctx)  # "$10–15/hr"
+            return None if spread is None else f"{spread} per {per_unit}"
         if _SHORT_AMPM.match(left) and _SHORT_AMPM.match(right):  # "8a-6p": eight AM to six PM
             return " to ".join(td.read_time(side + "m", self.w) or side for side in (left, right))
         if (hours := military_range(left, right, self.w)) is not None:

@@ -19,8 +19,9 @@ from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
     "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "asks_to_calculate",
-    "close_quotes", "identifier_range", "is_state", "military_range", "military_time", "money_before_noun",
-    "no_word", "race", "road_direction", "shouted", "title_or_street", "year_after", "zone_offset",
+    "close_quotes", "identifier_range", "is_state", "lettered_range", "military_range", "military_time",
+    "money_before_noun", "no_word", "race", "road_direction", "shouted", "title_or_street", "year_after",
+    "zone_offset",
 ]  # fmt: skip
 
 #: full street words after a house number and a name ("742 Evergreen Terrace"): the number is paired
@@ -250,3 +251,18 @@ def asks_to_calculate(before: tuple[str, ...]) -> bool:
     dash subtracts; elsewhere "10/2" is a date and "3 - 2" a range."""
     near = before[-3:]
     return bool(_CALCULATE.intersection(near)) or tuple(near[-2:]) == ("what", "is")
+
+
+_SIZES = frozenset(["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL", "4XL"])
+_OPEN_END = frozenset(["present", "now", "today", "date"])
+
+
+def lettered_range(left: str, right: str, w: NumberWords) -> str | None:
+    """Ranges of what is no number: "A–Z", "S–XL" (letters or sizes: "S to X L"), "1990–present"
+    (a year to now)."""
+    if right.lower() in _OPEN_END and _YEAR.match(left):
+        return f"{w.year(int(left))} to {right}"
+    one_letter = len(left) == len(right) == 1 and left.isalpha() and right.isalpha()
+    if one_letter or (left in _SIZES and right in _SIZES):
+        return f"{w.letters(left)} to {w.letters(right)}"
+    return None

@@ -31,7 +31,11 @@ def split_token(token: str) -> tuple[str, str, str]:
     if (
         trail.startswith(".")
         and core
-        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
+        and (
+            re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
+            or core.lower() + "." in _DOTTED
+            or re.split(r"[-–—]", core)[-1].lower() + "." in _DOTTED  # "Mon.–Fri."
+        )
     ):
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
