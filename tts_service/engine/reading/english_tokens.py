@@ -106,6 +106,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if ctx is not None and "," not in body:
         if len(plain) == 4 and (clock := military_time(plain, ctx.prev(), w)) is not None:
             return clock  # "leaves at 0730"
+        if len(plain) == 4 and ctx.next_word in ("form", "forms"):
+            return roles.paired(plain, w)  # "1099 forms": ten ninety-nine
         if ctx.prev() == "#" and len(plain) <= 4:
             return roles.reference(plain, w)  # "(# 123)" as "#123"
         near = ctx.before[-3:]
@@ -251,14 +253,16 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
     if re.match(
-        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]+\d[A-Z\d]*$", core
-    ):  # "#A1234", "#123-456"
+        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]{1,3}\d[A-Z\d]*$", core
+    ):  # "#A1234", "#123-456" (a word and digits, "#COVID19", is a tag)
         return "number " + spell_code(core[1:], w)
     if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
         return "number " + place  # "seat #14C"
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if re.match(r"^(?:401|403|457)[kKbB]$", core):  # "a 401k plan": four oh one k, no thousands
+        return roles.paired(core[:3], w) + " " + core[3].lower()
     if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
         return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
