@@ -203,6 +203,7 @@ SENTENCE = [
     ("DO NOT SHARE IT WITH ANYONE", "do not SHARE it WITH ANYONE"),
     ("the IT desk", "the I T desk"),
     ("ACT FAST, ASK THE CFO", "act FAST, ask the C F O"),
+    ("I AM ON IT, is it AM or PM?", "I am on it, is it A. M or P M?"),
     ("Back in 15 min. or less", "Back in fifteen minutes or less"),
     ("Founded 1887, rebuilt 1921.", "Founded eighteen eighty-seven, rebuilt nineteen twenty-one."),
     ("He served (1953 - 1961) twice", "He served (nineteen fifty-three to nineteen sixty-one) twice"),

@@ -123,7 +123,7 @@ def shouted(core: str, prev_raw: str, next_raw: str) -> str | None:
 
 def _capitals(word: str) -> bool:
     bare = re.sub(r"['’][sS]$", "", word)
-    return len(bare) >= 2 and bare.isalpha() and bare.isupper()
+    return (len(bare) >= 2 or bare in ("I", "A")) and bare.isalpha() and bare.isupper()  # "I AM A DOCTOR"
 
 
 def year_after(before: tuple[str, ...]) -> bool:
