@@ -47,7 +47,7 @@ from tts_service.engine.reading.english_tables import (
     TITLES,
     YEAR_CONTEXT,
 )  # fmt: skip
-from tts_service.engine.reading.english_units import unit_words
+from tts_service.engine.reading.english_units import PER_WORDS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
@@ -324,6 +324,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if len(days) > 1 and all(days):  # "Mon/Wed/Fri"
         return ", ".join(d for d in days if d)
     if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
+        top, _, bottom = core.partition("/")
+        if bottom.lower() in PER_WORDS and top.islower():
+            return f"{top} per {bottom}"  # "7 days/week", "calls/day"
         return " slash ".join(read_acronym(p, w) or p for p in core.split("/"))
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
@@ -340,7 +343,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
-    if _NUMBER.match(part) or _DECADE.match(part):
+    if _NUMBER.match(part) or _DECADE.match(part) or _ORDINAL.match(part):  # "1st-time"
         return _read_numeric(part, w, Context((), "", ""))
     return None
 
