@@ -100,9 +100,13 @@ def test_numbers_and_codes_are_read_by_the_role_they_play(written: str, spoken: 
     assert read(written).text == spoken
 
 
-@pytest.mark.parametrize(
-    "text", ["Your visit is Wed, Mar 12 at 3pm.", "Meeting ID: 845 2231 9907.", "Code: 553 219 now."]
-)
+KEPT_TOGETHER = [
+    "Your visit is Wed, Mar 12 at 3pm.", "Meeting ID: 845 2231 9907.", "Code: 553 219 now.",
+    "Ext: 4021 or Order: 7731",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", KEPT_TOGETHER)
 def test_a_weekday_or_an_id_word_keeps_its_date_or_number_in_its_unit(text: str) -> None:
     assert preview(text, ToneBackend.capabilities) == read(text).text
 
