@@ -5,7 +5,9 @@ its spoken form (it carries the prosody). Rules that need more than one token co
 number in spaced groups, "7 pm", "March 3, 2024", "5 kg", "$3.4 billion", "Tue - Thu", "123 Main
 St", "Austin, TX 78701", "3 + 4 = 7", "USD 50"), then the token alone (``english_tokens.read_core``);
 dates over several tokens are in ``english_dates``, arithmetic in ``english_math``, money in
-``english_money``. Every written token yields its own spoken words (possibly none), so marks can
+``english_money``, what the sentence decides (a closing quote, a title before a name, a state
+after a place) in ``english_context``, the split of a token into marks and core in
+``english_split``. Every written token yields its own spoken words (possibly none), so marks can
 be given back to what was written; a number no rule reads is still said, never left as digits.
 """
 
