@@ -238,6 +238,11 @@ SENTENCE = [
     ("what is 3/4 of 12", "what is three quarters of twelve"),
     ("Send 1099 forms, roll the 401k", "Send ten ninety-nine forms, roll the four oh one k"),
     ("For 1st-time buyers, open 7 days/week", "For first time buyers, open seven days per week"),
+    ("Est. arrival in est. 2 hrs, Est. 1998",
+     "estimated arrival in estimated two hours, established nineteen ninety-eight"),
+    ("Paid by ••••4242", "Paid by four two four two"),
+    ("9400 1000 2000 3000",
+     "nine four zero zero, one zero zero zero, two zero zero zero, three zero zero zero"),
     ("see #COVID19 or #A1234", "see hashtag Covid nineteen or number A. one two three four"),
     ("Tune to 101.1FM", "Tune to one hundred one point one F M"),
     # model names say their number as a number; an identifier word keeps a code spelled

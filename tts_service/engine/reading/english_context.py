@@ -18,9 +18,26 @@ from tts_service.engine.reading.web import three_letter_word
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "NUMBER_WORDS", "SCHEDULE_WORDS", "STREET_NAMES", "TEMPERATURE_WORDS", "asks_to_calculate",
-    "close_quotes", "identifier_range", "is_state", "lettered_range", "military_range", "military_time",
-    "money_before_noun", "no_word", "race", "road_direction", "shouted", "title_or_street", "year_after",
+    "NUMBER_WORDS",
+    "SCHEDULE_WORDS",
+    "STREET_NAMES",
+    "TEMPERATURE_WORDS",
+    "asks_to_calculate",
+    "close_quotes",
+    "estimated",
+    "identifier_range",
+    "is_state",
+    "lettered_range",
+    "masked_digits",
+    "military_range",
+    "military_time",
+    "money_before_noun",
+    "no_word",
+    "race",
+    "road_direction",
+    "shouted",
+    "title_or_street",
+    "year_after",
     "zone_offset",
 ]  # fmt: skip
 
@@ -92,6 +109,19 @@ def close_quotes(parts: list[tuple[str, str, str]]) -> None:
             continue
         open_quotes += (lead + core + trail).count('"') + (lead + core + trail).count("“")
         open_quotes -= (lead + core + trail).count("”")
+
+
+def estimated(core: str, next_raw: str) -> str | None:
+    """ "Est. delivery", "est. 2 hrs": estimated; "Est. 1998" (before a year): established."""
+    if core.lower() != "est.":
+        return None
+    return "established" if re.match(r"^(?:1[5-9]|20)\d\d$", next_raw) else "estimated"
+
+
+def masked_digits(core: str, w: NumberWords) -> str | None:
+    """ "••••4242", "xxxx-4242": a masked card or account number says the digits shown."""
+    m = re.match(r"^[•·*xX]{2,}-?(\d{2,6})$", core)
+    return None if m is None else w.digits(m.group(1))
 
 
 def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str | None:

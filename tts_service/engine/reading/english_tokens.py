@@ -26,6 +26,8 @@ from tts_service.engine.reading.english_context import (
     SCHEDULE_WORDS,
     TEMPERATURE_WORDS,
     asks_to_calculate,
+    estimated,
+    masked_digits,
     military_time,
     no_word,
     race,
@@ -246,6 +248,8 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if core in NUMBER_WORDS and (counted := no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)):
         return counted
+    if (reading := estimated(core, ctx.next_raw) or masked_digits(core, w)) is not None:
+        return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
