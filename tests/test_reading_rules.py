@@ -241,6 +241,8 @@ SENTENCE = [
     ("Est. arrival in est. 2 hrs, Est. 1998",
      "estimated arrival in estimated two hours, established nineteen ninety-eight"),
     ("Paid by ••••4242", "Paid by four two four two"),
+    ("Open 24/7/365, up 5 pct, at 0.5%/mo",
+     "Open twenty-four seven three sixty-five, up five percent, at zero point five percent per month"),
     ("9400 1000 2000 3000",
      "nine four zero zero, one zero zero zero, two zero zero zero, three zero zero zero"),
     ("see #COVID19 or #A1234", "see hashtag Covid nineteen or number A. one two three four"),

@@ -347,7 +347,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
-    if _NUMBER.match(part) or _DECADE.match(part) or _ORDINAL.match(part):  # "1st-time"
+    if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
     return None
 

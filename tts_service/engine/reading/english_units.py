@@ -19,7 +19,7 @@ _MORE = {
     "mcg": ("microgram", "micrograms"), "µg": ("microgram", "micrograms"),
     "μm": ("micrometer", "micrometers"), "µm": ("micrometer", "micrometers"),
     "mmHg": ("millimeter of mercury", "millimeters of mercury"),
-    "IU": ("I U", "I U"), "kJ": ("kilojoule", "kilojoules"),
+    "IU": ("I U", "I U"), "kJ": ("kilojoule", "kilojoules"), "pct": ("percent", "percent"),
 }  # fmt: skip
 _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
