@@ -215,6 +215,7 @@ SENTENCE = [
     ("in 1999 Dr. Dre left", "in nineteen ninety-nine Doctor Dre left"),
     ("Hamlet's Dr. Who mug", "Hamlet's Doctor Who mug"),
     ("Lt. Col. Reyes and Gov. Park", "Lieutenant Colonel Reyes and Governor Park"),
+    ("Gen. Z buyers and Gen. Lee", "Gen. Z buyers and General Lee"),
     ("see p. 14 and pp. 20-24", "see page fourteen and pages twenty to twenty-four"),
     ("At 88 Willow Way, Bldg 2, Fl 5", "At eighty-eight Willow Way, Building two, Floor five"),
     ("Sales were up 8% YoY", "Sales were up eight percent year over year"),

@@ -15,7 +15,7 @@ from tts_service.engine.reading.english_roles import paired
 from tts_service.engine.reading.english_tables import ACRONYM_WORDS, CODE_CONTEXT, DIGIT_CONTEXT
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["model_number", "over_letter", "read_acronym", "spell_code", "symbol_run"]
+__all__ = ["model_number", "over_letter", "read_acronym", "retirement_plan", "spell_code", "symbol_run"]
 
 _GROUP = re.compile(r"[A-Za-z]+|\d+")
 _VOWELS = set("AEIOUYaeiouy")
@@ -132,3 +132,10 @@ def symbol_run(core: str) -> str | None:
         return None
     said = " ".join(_SYMBOL_NAMES[c] for c in core if _SYMBOL_NAMES[c])
     return said or None
+
+
+def retirement_plan(core: str, w: NumberWords) -> str | None:
+    """ "a 401k plan", "403b": the plan's name, four oh one k, not four hundred one thousand."""
+    if not re.match(r"^(?:401|403|457)[kKbB]$", core):
+        return None
+    return paired(core[:3], w) + " " + core[3].lower()

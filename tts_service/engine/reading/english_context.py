@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from tts_service.engine.reading.english_roles import noun_after_measure
-from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STATES, STREET_WORDS, TITLES
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, MONTH_NAMES, STATES, STREET_WORDS, TITLES
 from tts_service.engine.reading.web import three_letter_word
 from tts_service.engine.reading.words import NumberWords
 
@@ -296,3 +296,15 @@ def lettered_range(left: str, right: str, w: NumberWords) -> str | None:
     if one_letter or (left in _SIZES and right in _SIZES):
         return f"{w.letters(left)} to {w.letters(right)}"
     return None
+
+
+_EXPIRY = frozenset(["expires", "exp", "expiry", "expiration", "expiring", "thru", "exp."])
+
+
+def card_expiry(month: str, year: str, prev: str, w: NumberWords) -> str | None:
+    """ "expires 09/27": a card's month and year ("September twenty twenty-seven"), when the month
+    has its leading zero or the year is past 31; "expires 12/31" stays a day."""
+    card = month[0] == "0" or int(year) > 31
+    if prev not in _EXPIRY or not card or not re.match(r"^(?:0[1-9]|1[0-2])$", month) or len(year) != 2:
+        return None
+    return MONTH_NAMES[int(month) - 1] + " " + w.year(2000 + int(year))

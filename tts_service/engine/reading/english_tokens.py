@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
@@ -17,24 +18,10 @@ from tts_service.engine.reading.english_codes import (
     model_number,
     over_letter,
     read_acronym,
+    retirement_plan,
     spaced_model,
     spell_code,
     symbol_run,
-)  # fmt: skip
-from tts_service.engine.reading.english_context import (
-    NUMBER_WORDS,
-    SCHEDULE_WORDS,
-    TEMPERATURE_WORDS,
-    asks_to_calculate,
-    estimated,
-    masked_digits,
-    military_time,
-    no_word,
-    race,
-    road_direction,
-    shouted,
-    title_or_street,
-    year_after,
 )  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
@@ -106,7 +93,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
-        if len(plain) == 4 and (clock := military_time(plain, ctx.prev(), w)) is not None:
+        if len(plain) == 4 and (clock := sentence.military_time(plain, ctx.prev(), w)) is not None:
             return clock  # "leaves at 0730"
         if len(plain) == 4 and ctx.next_word in ("form", "forms"):
             return roles.paired(plain, w)  # "1099 forms": ten ninety-nine
@@ -162,26 +149,22 @@ def _year_like(ctx: Context) -> bool:
     """A year in 1100-2099 next to a year word, before punctuation or a word that starts a clause."""
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
-    if year_after(ctx.before):
+    if sentence.year_after(ctx.before):
         return True
     nxt = ctx.next_word
     return ctx.punctuated or bool(ctx.next_lead) or not nxt or not nxt[0].isalpha() or nxt in _AFTER_YEAR
 
 
-_EXPIRY = frozenset(["expires", "exp", "expiry", "expiration", "expiring", "thru", "exp."])
-
-
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
-    card = a[0] == "0" or b > 31  # "expires 09/27" is a card's month and year; "expires 12/31" a day
-    if ctx.prev() in _EXPIRY and re.match(r"^(?:0[1-9]|1[0-2])$", a) and len(m.group("b")) == 2 and card:
-        return MONTH_NAMES[int(a) - 1] + " " + w.year(2000 + b)  # a card's "expires 09/27"
+    if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
+        return expiry  # "expires 09/27"
     of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None  # "what is 3/4 of 12"
-    if asks_to_calculate(ctx.before) and not m.group("th") and not of:
+    if sentence.asks_to_calculate(ctx.before) and not m.group("th") and not of:
         return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
     dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
     dated = dated or (
-        bool(SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
+        bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
     )
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
@@ -246,9 +229,11 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
-    if core in NUMBER_WORDS and (counted := no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)):
+    if core in sentence.NUMBER_WORDS and (
+        counted := sentence.no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)
+    ):
         return counted
-    if (reading := estimated(core, ctx.next_raw) or masked_digits(core, w)) is not None:
+    if (reading := sentence.estimated(core, ctx.next_raw) or sentence.masked_digits(core, w)) is not None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
@@ -265,8 +250,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
-    if re.match(r"^(?:401|403|457)[kKbB]$", core):  # "a 401k plan": four oh one k, no thousands
-        return roles.paired(core[:3], w) + " " + core[3].lower()
+    if (plan := retirement_plan(core, w)) is not None:
+        return plan  # "a 401k plan"
     if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
         return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
@@ -305,8 +290,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
     ):
         return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
-    named = title_or_street(bare, ctx.prev_raw, ctx.next_raw)
-    if (named := named or road_direction(bare, ctx.prev_raw, ctx.before)) is not None:
+    named = sentence.title_or_street(bare, ctx.prev_raw, ctx.next_raw)
+    if (named := named or sentence.road_direction(bare, ctx.prev_raw, ctx.before)) is not None:
         return named
     converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
     if converting and len(core) > 1 and core not in RISKY_UNITS and (unit := unit_words(core, True)):
@@ -314,7 +299,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
-    if bare in TITLES and (title_next or not ctx.before) and not street:
+    generation = bare == "Gen" and ctx.next_raw in ("X", "Y", "Z", "Alpha")  # "Gen. Z buyers"
+    if bare in TITLES and (title_next or not ctx.before) and not street and not generation:
         return TITLES[bare]
     if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
         return STREET_WORDS[bare]
@@ -341,7 +327,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(stem, ctx):
             return "the " + w.ordinal(roman) + owner
         return w.cardinal(roman) + owner
-    return shouted(core, ctx.prev_raw, ctx.next_raw) or read_acronym(core, w)
+    return sentence.shouted(core, ctx.prev_raw, ctx.next_raw) or read_acronym(core, w)
 
 
 def _joined_head(part: str, w: NumberWords) -> str | None:
@@ -426,7 +412,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         num, unit = m.group("num"), m.group("unit")
         if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
             return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
-        if unit == "K" and race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
+        if unit == "K" and sentence.race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
             return w.number(num) + " K"  # "the 5K": a race
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
@@ -438,7 +424,9 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
-        if unit in ("F", "C") and TEMPERATURE_WORDS.intersection(ctx.before):  # "the thermostat to 75F"
+        if unit in ("F", "C") and sentence.TEMPERATURE_WORDS.intersection(
+            ctx.before
+        ):  # "the thermostat to 75F"
             return w.number(num) + (" degrees Fahrenheit" if unit == "F" else " degrees Celsius")
         if "." in num and unit.isalpha() and unit.isupper() and len(unit) <= 4:
             return w.number(num) + " " + w.letters(unit)  # "99.9FM"
