@@ -15,23 +15,13 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_dates as dates
 from tts_service.engine.reading import english_math as math
 from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_context import (
-    STREET_NAMES,
-    asks_to_calculate,
-    close_quotes,
-    identifier_range,
-    is_state,
-    lettered_range,
-    military_range,
-    money_before_noun,
-    zone_offset,
-)  # fmt: skip
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
@@ -75,7 +65,7 @@ class _Walk:
         self.fixed = fixed
         self.raw = tokens
         self.parts = [split_token(t) for t in tokens]
-        close_quotes(self.parts)  # '"Part 2" of': a closing quote, not inches
+        sentence.close_quotes(self.parts)  # '"Part 2" of': a closing quote, not inches
         self.cores = [p[1] for p in self.parts]
         self.w = words
         self.out: list[str] = [""] * len(tokens)
@@ -154,10 +144,10 @@ class _Walk:
         prev = self.core(i - 1)
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
-            if asks_to_calculate(self.ctx(i).before):
+            if sentence.asks_to_calculate(self.ctx(i).before):
                 return "minus"  # "how do you solve 3 - 2?"
             return "and" if self.core(i - 3 if after_ampm else i - 2).lower() == "between" else "to"
-        if (said := zone_offset(core, prev, w)) is not None:
+        if (said := sentence.zone_offset(core, prev, w)) is not None:
             return said  # "GMT +4:30", "UTC-5"
         if (said := math.expression(core, w) or math.term(core, prev, self.core(i + 1), w)) is not None:
             return said  # "1-2=5", "2^10", "y = 2x + 3"
@@ -168,7 +158,7 @@ class _Walk:
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
         last = i + 1 == len(self.cores)
         ends = last or self.trail(i)[:1] in (",", ".", ";")
-        if is_state(
+        if sentence.is_state(
             core, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
         ):  # fmt: skip
             return STATES[core]
@@ -194,7 +184,7 @@ class _Walk:
             return ranged
         spoken = read_core(core, w, ctx)
         if spoken is not None and core[:1] in "$€£₹":
-            spoken = money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
+            spoken = sentence.money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
         if spoken is None and len(core) > 3 and core[:-1].isupper() and core.endswith("."):
@@ -219,7 +209,7 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
-        if (lettered := lettered_range(left, right, self.w)) is not None:
+        if (lettered := sentence.lettered_range(left, right, self.w)) is not None:
             return lettered  # "A–Z", "S–XL", "1990–present"
         per = re.match(r"^(.+)/([A-Za-z]+)$", right)
         per_unit = per and (unit_words(per.group(2), False) or PER_WORDS.get(per.group(2).lower(), ("",))[0])
@@ -228,9 +218,9 @@ class _Walk:
             return None if spread is None else f"{spread} per {per_unit}"
         if _SHORT_AMPM.match(left) and _SHORT_AMPM.match(right):  # "8a-6p": eight AM to six PM
             return " to ".join(td.read_time(side + "m", self.w) or side for side in (left, right))
-        if (hours := military_range(left, right, self.w)) is not None:
+        if (hours := sentence.military_range(left, right, self.w)) is not None:
             return hours or None  # "0800-1700"; "0919-2697" is a code
-        if identifier_range(left, right, ctx.before):
+        if sentence.identifier_range(left, right, ctx.before):
             return None  # "case ID 5501-7732": one identifier, not a range
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
@@ -363,7 +353,7 @@ class _Walk:
             bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
             name = self.core(k - 1)
             if (
-                (bare in STREET_WORDS or bare in STREET_NAMES)
+                (bare in STREET_WORDS or bare in sentence.STREET_NAMES)
                 and len(bare) > 1
                 and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
             ):
