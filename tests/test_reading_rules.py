@@ -230,6 +230,7 @@ SENTENCE = [
     ("How much is 3 gal in mL?", "How much is three gallons in milliliters?"),
     ("Heat the oven to 400F", "Heat the oven to four hundred degrees Fahrenheit"),
     ("Book the meeting for 5/8", "Book the meeting for May eighth"),
+    ("Pickup: 3/12, and 5/6 of the vote", "Pickup: March twelfth, and five sixths of the vote"),
     ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
     ("and 0/0 is odd", "and zero over zero is odd"),
     ("It expires 03/29; the offer expires 12/31",

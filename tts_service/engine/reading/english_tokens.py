@@ -178,7 +178,10 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
             + " "
             + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
         )
-    if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
+    # "3/12" is a date; "2/3", "3/8" and "5/6 of the vote" (a common part, or a part of something) fractions
+    partial = ctx.next_word == "of" or ctx.prev() in ("a", "an", "about", "nearly", "over")
+    fractional = b in (2, 3, 4, 8) or partial
+    if (1 <= n < b <= 12 and fractional) or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
