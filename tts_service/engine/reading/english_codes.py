@@ -15,7 +15,9 @@ from tts_service.engine.reading.english_roles import paired
 from tts_service.engine.reading.english_tables import ACRONYM_WORDS, CODE_CONTEXT, DIGIT_CONTEXT
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["model_number", "over_letter", "read_acronym", "retirement_plan", "spell_code", "symbol_run"]
+__all__ = [
+    "model_number", "over_letter", "read_acronym", "retirement_plan", "spell_code", "symbol_run", "team_name",
+]  # fmt: skip
 
 _GROUP = re.compile(r"[A-Za-z]+|\d+")
 _VOWELS = set("AEIOUYaeiouy")
@@ -139,3 +141,11 @@ def retirement_plan(core: str, w: NumberWords) -> str | None:
     if not re.match(r"^(?:401|403|457)[kKbB]$", core):
         return None
     return paired(core[:3], w) + " " + core[3].lower()
+
+
+def team_name(core: str, w: NumberWords) -> str | None:
+    """ "49ers", "76ers": a team named by its number, "forty-niners", "seventy-sixers"."""
+    if not re.match(r"^[1-9]\d?ers$", core):
+        return None
+    said = w.cardinal(int(core[:-3]))
+    return (said[:-4] + "niners") if said.endswith("nine") else said + "ers"

@@ -22,6 +22,7 @@ from tts_service.engine.reading.english_codes import (
     spaced_model,
     spell_code,
     symbol_run,
+    team_name,
 )  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
@@ -59,6 +60,7 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_CALLING = frozenset(["call", "dial", "text", "phone", "ring", "contact", "calling", "dialing", "or"])
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
@@ -133,7 +135,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
-        plain in _SERVICE_NUMBERS
+        (plain in _SERVICE_NUMBERS and _service(plain, ctx))
         or (len(plain) > 1 and plain[0] == "0")
         or (len(plain) >= 7 and "," not in body and len(plain.rstrip("0")) > 3)  # "1000000" is a million
     ):
@@ -143,6 +145,13 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
 
 _AFTER_YEAR = frozenset(["and", "or", "to", "when", "was", "is", "we", "i", "for", "at", "on", "with", "as",
                          "until", "after", "before", "he", "she", "they", "it", "the", "there"])  # fmt: skip
+
+
+def _service(plain: str, ctx: Context | None) -> bool:
+    """ "Call 311", "the 988 line": a service number digit by digit; "112 emails" is a quantity."""
+    if plain == "911" or ctx is None:
+        return True
+    return ctx.prev() in _CALLING or ctx.next_word in ("line", "hotline", "number", "service")
 
 
 def _year_like(ctx: Context) -> bool:
@@ -253,8 +262,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
-    if (plan := retirement_plan(core, w)) is not None:
-        return plan  # "a 401k plan"
+    if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
+        return plan  # "a 401k plan", "the 49ers"
     if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
         return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
