@@ -264,6 +264,7 @@ SENTENCE = [
     ("A 7 cu ft chest holds 2 cu m", "A seven cubic foot chest holds two cubic meters"),
     ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
     ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),
+    ("Meet at 1500 hrs, out by 2230", "Meet at fifteen hundred hours, out by twenty-two thirty"),
     ("Grab a $25 voucher or the €10 pass", "Grab a twenty-five dollar voucher or the ten euro pass"),
     ("The $20 was sent, the $5 will follow", "The twenty dollars was sent, the five dollars will follow"),
     ("It is a 50/50 split", "It is a fifty-fifty split"),

@@ -424,6 +424,8 @@ class _Walk:
         after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
         if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
+        if (clock := sentence.military_time(core, self.ctx(i).prev(), nxt, w)) is not None:
+            return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
             return 0

@@ -220,11 +220,13 @@ def military_range(left: str, right: str, w: NumberWords) -> str | None:
     return " to ".join(_hhmm(m, w) for m in sides if m)
 
 
-def military_time(plain: str, prev: str, w: NumberWords) -> str | None:
-    """ "leaves at 0730": four digits with a leading zero after a time word are a 24-hour time,
-    "oh seven thirty", not a code."""
-    m = _HHMM.match(plain) if plain[:1] == "0" else None
-    return _hhmm(m, w) if m and prev in _AT_TIME else None
+def military_time(plain: str, prev: str, next_word: str, w: NumberWords) -> str | None:
+    """ "leaves at 0730", "by 2359", "at 1500 hrs": four digits after a time word are a 24-hour time
+    ("oh seven thirty") when they have a leading zero, are past any year (21:00 on), or "hours"
+    follows; "by 2030" stays a year."""
+    m = _HHMM.match(plain)
+    clock = m is not None and (plain[0] == "0" or plain >= "2100" or next_word in ("hrs", "hours"))
+    return _hhmm(m, w) if m and clock and prev in _AT_TIME else None
 
 
 def money_before_noun(said: str, prev: str, next_raw: str) -> str:

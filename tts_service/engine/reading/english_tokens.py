@@ -95,7 +95,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
-        if len(plain) == 4 and (clock := sentence.military_time(plain, ctx.prev(), w)) is not None:
+        clock = sentence.military_time(plain, ctx.prev(), ctx.next_word, w) if len(plain) == 4 else None
+        if clock is not None:
             return clock  # "leaves at 0730"
         if len(plain) == 4 and ctx.next_word in ("form", "forms"):
             return roles.paired(plain, w)  # "1099 forms": ten ninety-nine
