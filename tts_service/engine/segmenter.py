@@ -59,7 +59,7 @@ _OPEN_NUMBER = re.compile(r"\d\)?$")
 _RANGE_START = re.compile(r"(?:\d|(?:\d|\b)[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
 _WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
 _NAMES_A_NUMBER = re.compile(
-    r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount|[Ee]xt|EXT|[Ee]xtension|[Oo]rder"
+    r"^(?:ID|PIN|OTP|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount|[Ee]xt|EXT|[Ee]xtension|[Oo]rder"
     r"|[Cc]onfirmation|[Tt]racking|[Ii]nvoice|[Cc]ase|[Cc]laim|[Pp]olicy|[Tt]icket):$"
 )  # "Ext: 4021": the number stays with its name
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)

@@ -131,6 +131,7 @@ def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str |
     if core not in NUMBER_WORDS:
         return None
     numbered = (next_raw[:1].isdigit() or next_raw[:1] == "#") and not next_lead  # "Davidson NO (1995)"
+    numbered = numbered or (core.lower() == "no." and any(c.isdigit() for c in next_raw))  # "no. SN-99A"
     if numbered and not (first and core == "No"):  # "No 2 people are alike"
         return _COUNTED[core.rstrip(".").lower()]
     if core.endswith(".") and core[:-1].lower() == "no":
@@ -248,7 +249,7 @@ def _hhmm(m: re.Match[str], w: NumberWords) -> str:
 def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:
     """ "Your case ID is 5501-7732", "order 4417-2290": digit groups after an identifier word are one
     identifier, read digit by digit, not a range of quantities."""
-    groups = left.isdigit() and right.isdigit() and min(len(left), len(right)) >= 3
+    groups = left.isdigit() and right.isdigit() and len(left) + len(right) >= 5  # "code 4829-13"
     return groups and bool(DIGIT_CONTEXT.intersection(before[-3:]))
 
 

@@ -121,8 +121,11 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
         if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
+        dated = (
+            ctx.prev() in YEAR_CONTEXT and len(plain) == 4 and 1100 <= int(plain) <= 2099
+        )  # "Member since 2019"
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
-            len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
+            len(plain) >= 3 and DIGIT_CONTEXT.intersection(near) and not dated
         ):
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
