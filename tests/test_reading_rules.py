@@ -263,6 +263,8 @@ SENTENCE = [
     ("or +33 6 123456 today", "or plus three three, six, one two three four five six today"),
     ("A 7 cu ft chest holds 2 cu m", "A seven cubic foot chest holds two cubic meters"),
     ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
+    ("SSN ending in 1234; the last 4 digits are 6789",
+     "S S N ending in one two three four; the last four digits are six seven eight nine"),
     ("Enter code 4829-13, member since 2019",
      "Enter code four eight two nine, one three, member since twenty nineteen"),
     ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),

@@ -60,6 +60,7 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 _SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+_SINCE = frozenset(["since", "from", "until", "till", "before", "after", "during", "circa", "year", "class"])
 _CALLING = frozenset(["call", "dial", "text", "phone", "ring", "contact", "calling", "dialing", "or"])
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
@@ -121,11 +122,10 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
         if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
-        dated = (
-            ctx.prev() in YEAR_CONTEXT and len(plain) == 4 and 1100 <= int(plain) <= 2099
-        )  # "Member since 2019"
+        # "Member since 2019" is a year; "card ending in 1234" is not ("in" is no year word beside "ending")
+        dated = ctx.prev() in _SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
-            len(plain) >= 3 and DIGIT_CONTEXT.intersection(near) and not dated
+            len(plain) >= 3 and (DIGIT_CONTEXT.intersection(near) or "digits" in near) and not dated
         ):
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
