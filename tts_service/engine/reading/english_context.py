@@ -311,3 +311,27 @@ def card_expiry(month: str, year: str, prev: str, w: NumberWords) -> str | None:
     if prev not in _EXPIRY or not card or not re.match(r"^(?:0[1-9]|1[0-2])$", month) or len(year) != 2:
         return None
     return MONTH_NAMES[int(month) - 1] + " " + w.year(2000 + int(year))
+
+
+SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+#: year words that win over an identifier word near a year ("Member since 2019"; "ending in 1234" is none)
+SINCE = frozenset(["since", "from", "until", "till", "before", "after", "during", "circa", "year", "class"])
+_CALLING = frozenset(["call", "dial", "text", "phone", "ring", "contact", "calling", "dialing", "or"])
+_AFTER_YEAR = frozenset([
+    "and", "or", "to", "when", "was", "is", "we", "i", "for", "at", "on", "with", "as", "until", "after",
+    "before", "he", "she", "they", "it", "the", "there",
+])  # fmt: skip
+
+
+def service(plain: str, around: tuple[str, str] | None) -> bool:
+    """ "Call 311", "the 988 line": a service number is said digit by digit as a number to call
+    (911 always); "112 emails" is a quantity. ``around``: the word before and the word after."""
+    if plain == "911" or around is None:
+        return True
+    return around[0] in _CALLING or around[1] in ("line", "hotline", "number", "service")
+
+
+def clause_follows(next_word: str, marked: bool) -> bool:
+    """After a year-like number: punctuation, nothing, or a word that starts a clause ("1990 for the
+    Ata", "Founded 1887, rebuilt"), so the number is a year, not a count of something."""
+    return marked or not next_word or not next_word[0].isalpha() or next_word in _AFTER_YEAR

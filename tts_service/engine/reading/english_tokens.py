@@ -59,9 +59,6 @@ _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
-_SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
-_SINCE = frozenset(["since", "from", "until", "till", "before", "after", "during", "circa", "year", "class"])
-_CALLING = frozenset(["call", "dial", "text", "phone", "ring", "contact", "calling", "dialing", "or"])
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
@@ -123,7 +120,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         # "Member since 2019" is a year; "card ending in 1234" is not ("in" is no year word beside "ending")
-        dated = ctx.prev() in _SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
+        dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and (DIGIT_CONTEXT.intersection(near) or "digits" in near) and not dated
         ):
@@ -139,7 +136,10 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
-        (plain in _SERVICE_NUMBERS and _service(plain, ctx))
+        (
+            plain in sentence.SERVICE_NUMBERS
+            and sentence.service(plain, None if ctx is None else (ctx.prev(), ctx.next_word))
+        )
         or (len(plain) > 1 and plain[0] == "0")
         or (len(plain) >= 7 and "," not in body and len(plain.rstrip("0")) > 3)  # "1000000" is a million
     ):
@@ -147,25 +147,13 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     return sign + w.cardinal(int(plain))
 
 
-_AFTER_YEAR = frozenset(["and", "or", "to", "when", "was", "is", "we", "i", "for", "at", "on", "with", "as",
-                         "until", "after", "before", "he", "she", "they", "it", "the", "there"])  # fmt: skip
-
-
-def _service(plain: str, ctx: Context | None) -> bool:
-    """ "Call 311", "the 988 line": a service number digit by digit; "112 emails" is a quantity."""
-    if plain == "911" or ctx is None:
-        return True
-    return ctx.prev() in _CALLING or ctx.next_word in ("line", "hotline", "number", "service")
-
-
 def _year_like(ctx: Context) -> bool:
     """A year in 1100-2099 next to a year word, before punctuation or a word that starts a clause."""
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
-    if sentence.year_after(ctx.before):
-        return True
-    nxt = ctx.next_word
-    return ctx.punctuated or bool(ctx.next_lead) or not nxt or not nxt[0].isalpha() or nxt in _AFTER_YEAR
+    return sentence.year_after(ctx.before) or sentence.clause_follows(
+        ctx.next_word, ctx.punctuated or bool(ctx.next_lead)
+    )
 
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
