@@ -100,9 +100,13 @@ def test_numbers_and_codes_are_read_by_the_role_they_play(written: str, spoken: 
     assert read(written).text == spoken
 
 
-@pytest.mark.parametrize(
-    "text", ["Your visit is Wed, Mar 12 at 3pm.", "Meeting ID: 845 2231 9907.", "Code: 553 219 now."]
-)
+KEPT_TOGETHER = [
+    "Your visit is Wed, Mar 12 at 3pm.", "Meeting ID: 845 2231 9907.", "Code: 553 219 now.",
+    "Ext: 4021 or Order: 7731", "OTP: 551203",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", KEPT_TOGETHER)
 def test_a_weekday_or_an_id_word_keeps_its_date_or_number_in_its_unit(text: str) -> None:
     assert preview(text, ToneBackend.capabilities) == read(text).text
 
@@ -160,6 +164,13 @@ SENTENCES = [
     "Write to a-1.b3_c&-d@gma4i-l.com or sdf@gmail.com/123-sm today.",
     "See https://www.acme.com/help?id=42&lang=en, then ourdailynews.abc or 192.168.1.1:8080.",
     "Follow @jane_doe and #BlackFriday2024, open Q3_Report-final.xlsx, not end.Next or e.g this.",
+    "Ask Dr. Ruiz on Elm Dr. in Reno, NV, see p. 14, Fl 5 at 88 Willow Way, Lt. Col. Reyes.",
+    "Staffed 0600-1830 (GMT +4:30), ISSN 0412-9931; the thermostat to 75F, 3 gal in mL, a reminder for 5/8.",
+    "The GTX-980, RX 7900 and SR-71 (code TRX-550) at www.nvidia.com/rtx-6000: 1/n, €£¥, 30º&C.",
+    "Leave at 0730 via I-80 W for the 10K; a $25 voucher, a 50/50 split, case ID 7710-2281, +33 6 123456.",
+    "Open 8:30 AM–6:00 PM (Th 4/2), scored 640/800 in 2h 15m at the 5K; see pick (# 412).",
+    "Pays $18–22/hr Tue.–Thu. 9–5, sizes XS–L, 2004–present; what is 10/4? the $20 fee, 72 bpm.",
+    'Reply YES or NO. The "Phase 3" plan (1953 - 1961) used a 14" pan, No. 7, back in 15 min. or less.',
 ]
 
 

@@ -28,6 +28,9 @@ RANGES = [
     ("between $5-$10", "between five dollars and ten dollars"),
     ("Open 9:30-11:15 pm", "Open nine thirty to eleven fifteen PM"),
     ("5pm-7 pm", "five PM to seven PM"),
+    ("Sizes XS–L, rows A–F, 2004–present", "Sizes X S to L, rows A. to F, two thousand four to present"),
+    ("Pays $18–22/hr Tue.–Thu. 9–5",
+     "Pays eighteen to twenty-two dollars per hour Tuesday to Thursday nine to five"),
 ]  # fmt: skip
 
 MATH = [
@@ -180,11 +183,110 @@ CODES = [
 ]  # fmt: skip
 
 MEASURES = [
+    ("Pulse 64 bpm, glucose 95 mg/dL, 5 mcg",
+     "Pulse sixty-four beats per minute, glucose ninety-five milligrams per deciliter, five micrograms"),
     ("Flow is 3 cc/s", "Flow is three cubic centimeters per second"),
     ("Add 10 cc of water.", "Add ten cubic centimeters of water."),
     ("cc me on it", "cc me on it"),
     ("g is 9.8 m/s²", "g is nine point eight meters per second squared"),
     ("about 32 ft/s2", "about thirty-two feet per second squared"),
+]  # fmt: skip
+
+# what the sentence decides: a quote opened before, a number after, a run of capitals, a range
+SENTENCE = [
+    ('The plan was called "Phase 3" by the team.', 'The plan was called "Phase three" by the team.'),
+    ('Get the 14" pan, it is 14" wide.', "Get the fourteen inch pan, it is fourteen inches wide."),
+    ("She shook her head no.", "She shook her head no."),
+    ("Ask for No. 7 at the desk.", "Ask for number seven at the desk."),
+    ("Take exit NO 12 north.", "Take exit number twelve north."),
+    ("Reply YES to confirm or NO to cancel.", "Reply yes to confirm or no to cancel."),
+    ("DO NOT SHARE IT WITH ANYONE", "do not SHARE it WITH ANYONE"),
+    ("the IT desk", "the I T desk"),
+    ("ACT FAST, ASK THE CFO", "act FAST, ask the C F O"),
+    ("I AM ON IT, is it AM or PM?", "I am on it, is it A. M or P M?"),
+    ("Back in 15 min. or less", "Back in fifteen minutes or less"),
+    ("Founded 1887, rebuilt 1921.", "Founded eighteen eighty-seven, rebuilt nineteen twenty-one."),
+    ("He served (1953 - 1961) twice", "He served (nineteen fifty-three to nineteen sixty-one) twice"),
+    ("2004 was a leap year", "two thousand four was a leap year"),
+    ("We paid 2400 dollars", "We paid two thousand four hundred dollars"),
+    ("Please confirm your PIN.", "Please confirm your Pin."),
+    # titles and streets: a name after, or a street's name before
+    ("Her Dr. Ruiz is on Elm Dr. today", "Her Doctor Ruiz is on Elm Drive today"),
+    ("in 1999 Dr. Dre left", "in nineteen ninety-nine Doctor Dre left"),
+    ("Hamlet's Dr. Who mug", "Hamlet's Doctor Who mug"),
+    ("Lt. Col. Reyes and Gov. Park", "Lieutenant Colonel Reyes and Governor Park"),
+    ("Gen. Z buyers and Gen. Lee", "Gen. Z buyers and General Lee"),
+    ("see p. 14 and pp. 20-24", "see page fourteen and pages twenty to twenty-four"),
+    ("At 88 Willow Way, Bldg 2, Fl 5", "At eighty-eight Willow Way, Building two, Floor five"),
+    ("Sales were up 8% YoY", "Sales were up eight percent year over year"),
+    ("Denver, CO 80202 or Reno, NV, then", "Denver, Colorado eight zero two zero two or Reno, Nevada, then"),
+    ("Thanks, OK.", "Thanks, okay."),
+    ("Erie, PA, or Salem, MA. Hon. Lee", "Erie, Pennsylvania, or Salem, Massachusetts. Honorable Lee"),
+    ('Filed "Report, 2019" with 3/5th done', 'Filed "Report, twenty nineteen" with three fifths done'),
+    # offsets, 24-hour ranges, conversions, temperatures, impossible dates
+    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is three o'clock at G M T minus zero"),
+    ("Staffed 0600-1830, ref 0412-9931",
+     "Staffed oh six hundred to eighteen thirty, ref zero four one two, nine nine three one"),
+    ("How much is 3 gal in mL?", "How much is three gallons in milliliters?"),
+    ("Heat the oven to 400F", "Heat the oven to four hundred degrees Fahrenheit"),
+    ("Book the meeting for 5/8", "Book the meeting for May eighth"),
+    ("Pickup: 3/12, and 5/6 of the vote", "Pickup: March twelfth, and five sixths of the vote"),
+    ("The 49ers won 112-108", "The forty-niners won one hundred twelve to one hundred eight"),
+    ("Call 311 or the 988 line, not 999 units",
+     "Call three one one or the nine eight eight line, not nine hundred ninety-nine units"),
+    ("Cut a 5/8 inch dowel", "Cut a five eighths inch dowel"),
+    ("and 0/0 is odd", "and zero over zero is odd"),
+    ("It expires 03/29; the offer expires 12/31",
+     "It expires March twenty twenty-nine; the offer expires December thirty-first"),
+    ("So what is 10/4?", "So what is ten divided by four?"),
+    ("Now solve 9 - 2", "Now solve nine minus two"),
+    ("what is 3/4 of 12", "what is three quarters of twelve"),
+    ("Send 1099 forms, roll the 401k", "Send ten ninety-nine forms, roll the four oh one k"),
+    ("For 1st-time buyers, open 7 days/week", "For first time buyers, open seven days per week"),
+    ("Est. arrival in est. 2 hrs, Est. 1998",
+     "estimated arrival in estimated two hours, established nineteen ninety-eight"),
+    ("Paid by ••••4242", "Paid by four two four two"),
+    ("Open 24/7/365, up 5 pct, at 0.5%/mo",
+     "Open twenty-four seven three sixty-five, up five percent, at zero point five percent per month"),
+    ("9400 1000 2000 3000",
+     "nine four zero zero, one zero zero zero, two zero zero zero, three zero zero zero"),
+    ("see #COVID19 or #A1234", "see hashtag Covid nineteen or number A. one two three four"),
+    ("Tune to 101.1FM", "Tune to one hundred one point one F M"),
+    # model names say their number as a number; an identifier word keeps a code spelled
+    ("The GTX-980 and the RX 7900 beat the SR-71",
+     "The G T X nine eighty and the R X seventy-nine hundred beat the S R seventy-one"),
+    ("After MERS-2000 came ZIKA-16", "After MERS two thousand came ZIKA sixteen"),
+    ("Use code TRX-550 today", "Use code T R X, five five zero today"),
+    ("Noise falls as 1/n here", "Noise falls as one over N here"),
+    ("Prices in €£¥ and 30º outside", "Prices in euro pound yen and thirty degrees outside"),
+    # spaced phone groups of six digits, cubic measures, digit groups after an identifier word
+    ("or +33 6 123456 today", "or plus three three, six, one two three four five six today"),
+    ("A 7 cu ft chest holds 2 cu m", "A seven cubic foot chest holds two cubic meters"),
+    ("The claim ID is 7710-2281", "The claim I D is seven seven one zero, two two eight one"),
+    ("SSN ending in 1234; the last 4 digits are 6789",
+     "S S N ending in one two three four; the last four digits are six seven eight nine"),
+    ("Enter code 4829-13, member since 2019",
+     "Enter code four eight two nine, one three, member since twenty nineteen"),
+    ("Check-in opens at 0915, not 0900", "Check-in opens at oh nine fifteen, not zero nine zero zero"),
+    ("Meet at 1500 hrs, out by 2230", "Meet at fifteen hundred hours, out by twenty-two thirty"),
+    ("Grab a $25 voucher or the €10 pass", "Grab a twenty-five dollar voucher or the ten euro pass"),
+    ("The $20 was sent, the $5 will follow", "The twenty dollars was sent, the five dollars will follow"),
+    ("It is a 50/50 split", "It is a fifty-fifty split"),
+    ("Merge onto I-80 W, then US-50 EB", "Merge onto I eighty West, then U S fifty eastbound"),
+    ("From 40 E. 9th St. take Hwy 9 N", "From forty East ninth Street take Highway nine North"),
+    ("12 Queen St W, Elm Dr NE, Apt E", "twelve Queen Street West, Elm Drive Northeast, Apartment E"),
+    ("She won the 10K and a 2K prize", "She won the ten K and a two thousand prize"),
+    ("Come Th 4/2 or Tu, not the Th sound", "Come Thursday April second or Tuesday, not the Th sound"),
+    ("see pick (# 412)", "see pick (number four twelve)"),
+    ("Open 8:30 AM–6:00 PM daily", "Open eight thirty AM to six PM daily"),
+    ("To hide it, dial *67 or press * twice", "To hide it, dial star six seven or press star twice"),
+    ("Under Charles I of Spain, as Sam I am", "Under Charles the first of Spain, as Sam I am"),
+    ("He is 5 ft 11 in, not 6 feet 1 in height", "He is five feet eleven inches, not six feet one in height"),
+    ("Thu Jan 9 @ 6:30p", "Thursday January ninth at six thirty PM"),
+    ("Desk hours 7:30a-4p, approx 8 hrs", "Desk hours seven thirty AM to four PM, approximately eight hours"),
+    ("Gum is 5¢, a pass $100+, a flat ₹1.5 lakh",
+     "Gum is five cents, a pass one hundred dollars plus, a flat one point five lakh rupees"),
+    ("got 640/800 in 2h 15m", "got six hundred forty out of eight hundred in two hours fifteen minutes"),
 ]  # fmt: skip
 
 VOICE_BOT = [
@@ -213,13 +315,16 @@ VOICE_BOT = [
     + PHONES
     + ADDRESSES
     + MEASURES
+    + SENTENCE
     + VOICE_BOT,
 )
 def test_read_as_a_person_says_it(written: str, spoken: str) -> None:
     assert read(written).text == spoken
 
 
-@pytest.mark.parametrize("written", [text for text, _ in RANGES + MATH + MONEY + DATES + TIMES + PHONES])
+@pytest.mark.parametrize(
+    "written", [text for text, _ in RANGES + MATH + MONEY + DATES + TIMES + PHONES + SENTENCE]
+)
 def test_every_written_token_keeps_its_own_spoken_words(written: str) -> None:
     reading = read(written)
     assert sum(reading.counts) == len(reading.text.split())
@@ -233,7 +338,7 @@ HOSTILE = [
     "$" + _LONG + ".000",
     _LONG + "s-80s", _LONG + " s", "1-800-" + "A" * 5000, _LONG + "-" + _LONG + " mph", _LONG + "^2",
     "3 + " + _LONG + " = 1", "17 may " + _LONG, "$" + "1," * 3000 + "000-$5", _LONG + "th", "$ " + _LONG,
-    _LONG + "s" + "-" * 3000 + "x",
+    _LONG + "s" + "-" * 3000 + "x", _LONG + "¢", "$" + _LONG + "+", "0" + _LONG + "-" + _LONG,
 ]  # fmt: skip
 
 

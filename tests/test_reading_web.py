@@ -47,7 +47,7 @@ URLS = [
     ("Open https://shop.example.store/cart.", "Open shop dot example dot store slash cart."),
     ("See docs.python.org/3/library", "See docs dot python dot org slash three slash library"),
     ("Open file:///c/code/intro.html", "Open slash C slash code slash intro dot H T M L"),
-    ("See www.nvidia.com/rtx-6000", "See w w w dot nvidia dot com slash R T X dash six zero zero zero"),
+    ("See www.nvidia.com/rtx-6000", "See w w w dot nvidia dot com slash R T X dash six thousand"),
     ("Visit example.co.uk/about-us", "Visit example dot co dot U K slash about dash us"),
     ("Server at 192.168.1.1:8080",
      "Server at one nine two dot one six eight dot one dot one colon eight zero eight zero"),

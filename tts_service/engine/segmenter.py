@@ -58,7 +58,10 @@ _OPEN_NUMBER = re.compile(r"\d\)?$")
 # Inline tags (``reading.tags``) hold spaces: no timer cuts between their opening and closing.
 _RANGE_START = re.compile(r"(?:\d|(?:\d|\b)[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*)$")
 _WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
-_NAMES_A_NUMBER = re.compile(r"^(?:ID|PIN|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount):$")
+_NAMES_A_NUMBER = re.compile(
+    r"^(?:ID|PIN|OTP|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount|[Ee]xt|EXT|[Ee]xtension|[Oo]rder"
+    r"|[Cc]onfirmation|[Tt]racking|[Ii]nvoice|[Cc]ase|[Cc]laim|[Pp]olicy|[Tt]icket):$"
+)  # "Ext: 4021": the number stays with its name
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"
@@ -352,7 +355,8 @@ class Segmenter:
             self._in_numbers.add(at)
         if is_sentence_end(word, at_line_start=self._word_at_line_start):
             self._sentence_at = at
-            self._number_follows = EDGE_PUNCT.sub("", word.rstrip(".")).lower() in NUMBER_ABBREVIATIONS
+            last = re.split(r"[-–—]", EDGE_PUNCT.sub("", word.rstrip(".")))[-1]  # "Mon.–Fri. 8–6"
+            self._number_follows = last.lower() in NUMBER_ABBREVIATIONS
 
     def _length_cut(self) -> int:
         # Every recorded cut lies within max_unit_chars of _base: the loop in _on_word_piece cuts as

@@ -129,6 +129,7 @@ _UNDERSCORE_PAIR_RE = re.compile(r"(?<![\w_])(_{1,3})(?=[^\s_])(.+?)(?<=[^\s_])\
 _TILDE_PAIR_RE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 # Markers left unpaired because a unit boundary split the span ("**Note, this" / "matters**").
 _STRAY_RE = re.compile(r"\*+|_+|~{2,}|`+")
+_PHONE_KEY_RE = re.compile(r"\b(?:press|dial|hit|tap|enter)\s*$", re.IGNORECASE)
 _ESCAPE_RE = re.compile(r"\\(?=[\\`*_{}\[\]()#+\-.!|~<>])")
 _SPACE_RE = re.compile(r"\s+")
 _SPEAKABLE_RE = re.compile(r"[^\W_]")  # a letter or a digit: exactly what str.isalnum() accepts
@@ -258,6 +259,8 @@ def _keep_or_drop_stray(match: re.Match[str]) -> str:
     after = text[end] if end < len(text) else ""
     marker = run[0]
     if marker == "*":
+        if len(run) == 1 and not after.isalpha() and _PHONE_KEY_RE.search(text, 0, start):
+            return run  # "Press *", "dial *67": the phone's star key
         if before.isspace() and after.isspace():  # "2 * 3", "2 ** 3", but not a lone "*" at an edge
             left, right = text[:start].rstrip(), text[end:].lstrip()
             return run if left[-1:].isalnum() and right[:1].isalnum() else ""

@@ -5,7 +5,9 @@ its spoken form (it carries the prosody). Rules that need more than one token co
 number in spaced groups, "7 pm", "March 3, 2024", "5 kg", "$3.4 billion", "Tue - Thu", "123 Main
 St", "Austin, TX 78701", "3 + 4 = 7", "USD 50"), then the token alone (``english_tokens.read_core``);
 dates over several tokens are in ``english_dates``, arithmetic in ``english_math``, money in
-``english_money``. Every written token yields its own spoken words (possibly none), so marks can
+``english_money``, what the sentence decides (a closing quote, a title before a name, a state
+after a place) in ``english_context``, the split of a token into marks and core in
+``english_split``. Every written token yields its own spoken words (possibly none), so marks can
 be given back to what was written; a number no rule reads is still said, never left as digits.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_dates as dates
 from tts_service.engine.reading import english_math as math
 from tts_service.engine.reading import english_money as amounts
@@ -20,6 +23,7 @@ from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_roles import amount, paired, place_code
+from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
@@ -35,16 +39,16 @@ from tts_service.engine.reading.english_tokens import (
     read_money,
     unit_words,
 )  # fmt: skip
+from tts_service.engine.reading.english_units import PER_WORDS
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["read_tokens"]
+__all__ = ["read_tokens", "split_token"]
 
-_LEAD = "\"'“‘([{¿¡"
-_TRAIL = ".,;:!?)]}\"'”’…"
-_AMOUNT_START = frozenset("0123456789$€£¥")
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
+_SHORT_AMPM = re.compile(r"^(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ap]$")
+_AMPM_RANGE = re.compile(r"^([ap]\.?m\.?)[-–—](\d{1,2}(?::\d\d)?)$")
 #: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
 _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
                   "mil": "million", "b": "billion", "bn": "billion", "bln": "billion", "t": "trillion",
@@ -56,46 +60,12 @@ _NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
-def split_token(token: str) -> tuple[str, str, str]:
-    """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
-    start, end = 0, len(token)
-    while start < end and (
-        token[start] in _LEAD or (token[start] in "~≈" and token[start + 1 : start + 2] in _AMOUNT_START)
-    ):
-        start += 1  # "~5 min", "≈$20": the sign is said "about" before the amount
-    while end > start and token[end - 1] in _TRAIL:
-        end -= 1
-    core = token[start:end]
-    trail = token[end:]
-    if (
-        trail.startswith(".")
-        and core
-        and (re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core) or core.lower() + "." in _DOTTED)
-    ):
-        core, trail = core + ".", trail[1:]
-    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
-        core, trail = core + trail[0], trail[1:]  # 12" (inches)
-    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
-        core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
-    elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
-        core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
-    return token[:start], core, trail
-
-
-_DOTTED = frozenset([
-    "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.",
-    "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
-    "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
-    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
-    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg."
-])  # fmt: skip
-
-
 class _Walk:
     def __init__(self, tokens: list[str], words: NumberWords, fixed: dict[int, str]) -> None:
         self.fixed = fixed
         self.raw = tokens
         self.parts = [split_token(t) for t in tokens]
+        sentence.close_quotes(self.parts)  # '"Part 2" of': a closing quote, not inches
         self.cores = [p[1] for p in self.parts]
         self.w = words
         self.out: list[str] = [""] * len(tokens)
@@ -107,7 +77,8 @@ class _Walk:
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
         after = self.core(i + 2)
-        return Context(before, nxt.lower(), nxt, bool(self.trail(i)), prev_raw=prev_raw, after_next=after)
+        marked, lead = bool(self.trail(i)), self.lead(i + 1)
+        return Context(before, nxt.lower(), nxt, marked, prev_raw=prev_raw, after_next=after, next_lead=lead)
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
@@ -154,6 +125,8 @@ class _Walk:
             trail = trail[1:]  # "+1(123)"
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
+        if spoken.endswith(".") and trail.startswith("."):
+            trail = trail[1:]  # "my HOA.": "H O A." ends the sentence once
         return lead + spoken + trail if core else self.raw[i]
 
     def set(self, i: int, *spoken: str) -> int:
@@ -171,7 +144,11 @@ class _Walk:
         prev = self.core(i - 1)
         after_ampm = prev.lower() in td.AMPM and self._rangeable(self.core(i - 2))  # "4:00 am - 8:12 pm"
         if core in _DASHES and self._rangeable(self.core(i + 1)) and (after_ampm or self._rangeable(prev)):
+            if sentence.asks_to_calculate(self.ctx(i).before):
+                return "minus"  # "how do you solve 3 - 2?"
             return "and" if self.core(i - 3 if after_ampm else i - 2).lower() == "between" else "to"
+        if (said := sentence.zone_offset(core, prev, w)) is not None:
+            return said  # "GMT +4:30", "UTC-5"
         if (said := math.expression(core, w) or math.term(core, prev, self.core(i + 1), w)) is not None:
             return said  # "1-2=5", "2^10", "y = 2x + 3"
         if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
@@ -179,8 +156,11 @@ class _Walk:
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
-        after_city = self.trail(i - 1).endswith(",") and (i + 1 == len(self.cores) or zip_next)
-        if core in STATES and (after_city or (i == 0 and zip_next)):
+        last = i + 1 == len(self.cores)
+        ends = last or self.trail(i)[:1] in (",", ".", ";")
+        if sentence.is_state(
+            core, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
+        ):  # fmt: skip
             return STATES[core]
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
@@ -203,6 +183,8 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
+        if spoken is not None and core[:1] in "$€£₹":
+            spoken = sentence.money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
         if spoken is None and len(core) > 3 and core[:-1].isupper() and core.endswith("."):
@@ -227,6 +209,19 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
+        if (lettered := sentence.lettered_range(left, right, self.w)) is not None:
+            return lettered  # "A–Z", "S–XL", "1990–present"
+        per = re.match(r"^(.+)/([A-Za-z]+)$", right)
+        per_unit = per and (unit_words(per.group(2), False) or PER_WORDS.get(per.group(2).lower(), ("",))[0])
+        if per and per_unit:
+            spread = self._range(f"{left}-{per.group(1)}", ctx)  # "$10–15/hr"
+            return None if spread is None else f"{spread} per {per_unit}"
+        if _SHORT_AMPM.match(left) and _SHORT_AMPM.match(right):  # "8a-6p": eight AM to six PM
+            return " to ".join(td.read_time(side + "m", self.w) or side for side in (left, right))
+        if (hours := sentence.military_range(left, right, self.w)) is not None:
+            return hours or None  # "0800-1700"; "0919-2697" is a code
+        if sentence.identifier_range(left, right, ctx.before):
+            return None  # "case ID 5501-7732": one identifier, not a range
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"
@@ -300,6 +295,7 @@ class _Walk:
             or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
+            or self._ampm_range(i)
             or dates.month_day(self, i)
             or dates.day_month(self, i)
             or self._house_number(i)
@@ -315,13 +311,29 @@ class _Walk:
         zoned = td.ampm_zone(nxt) if nxt[:1] in "ap" else None  # "1:59 p.m.est"
         if zoned is not None:
             nxt = zoned[0].lower()
+        glued = _AMPM_RANGE.match(nxt)  # "9:00 AM–5:00 PM": the am/pm and the range's far end are one token
+        if glued is not None:
+            nxt = glued.group(1)
         if nxt not in td.AMPM or nxt in ("a", "p"):
             return 0
         sides = [self._clock(part, td.AMPM[nxt]) for part in re.split(r"[-–]", self.core(i), maxsplit=1)]
         if None in sides:  # "9-11 am", "9:30-11:15 pm": both ends take the am or pm
             return 0
         said = " to ".join(s for s in sides if s)
+        if glued is not None:
+            return self.set(i, said)  # the "AM–5:00" token is read next, by _ampm_range
         return self.set(i, said, td.AMPM[nxt] + (" " + zoned[1] if zoned else ""))
+
+    def _ampm_range(self, i: int) -> int:
+        """ "AM–5:00 PM", "am-5": am/pm glued to the far end of a range, then that end's own am/pm."""
+        m = _AMPM_RANGE.match(self.core(i).lower())
+        if m is None or self.trail(i):
+            return 0
+        first, nxt = td.AMPM[m.group(1)], self.core(i + 1).lower()
+        if nxt in td.AMPM and nxt not in ("a", "p") and (end := self._clock(m.group(2), td.AMPM[nxt])):
+            return self.set(i, f"{first} to {end}", td.AMPM[nxt])
+        end = td.read_time(m.group(2), self.w) or self.w.number(m.group(2).replace(":", "."))
+        return self.set(i, f"{first} to {end}")
 
     def _clock(self, core: str, ampm: str) -> str | None:
         """ "7", "7:30", "7.30" before am/pm, said without it ("5pm" keeps its own); None when no hour."""
@@ -341,7 +353,7 @@ class _Walk:
             bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
             name = self.core(k - 1)
             if (
-                bare in STREET_WORDS
+                (bare in STREET_WORDS or bare in sentence.STREET_NAMES)
                 and len(bare) > 1
                 and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
             ):
@@ -370,6 +382,8 @@ class _Walk:
         core, nxt = self.core(i), self.core(i + 1)
         if not nxt or self.trail(i):
             return 0
+        if nxt.endswith(".") and nxt[:-1] not in RISKY_UNITS and unit_words(nxt[:-1], False) is not None:
+            nxt = nxt[:-1]  # "10 min. from now": the unit's own period, not "minimum"
         w = self.w
         scale = _SPACED_SCALES.get(nxt.lower())
         if scale and (scaled := read_money(core, w, scale)) is not None:
@@ -393,20 +407,25 @@ class _Walk:
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
-        if nxt.rstrip(".") == "sq" and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2,000 sq ft"
+        if nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2 sq ft"
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
                 self, i + 1, self.core(i - 1).lower()
             )
             square = unit_words(squared, plural) or ""
-            return self.set(i, w.number(core), "square", square)
+            return self.set(i, w.number(core), "square" if nxt.rstrip(".") == "sq" else "cubic", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
         forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
         if forms:  # "20 USD", "5 €"
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
-        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural):
+        # "5 ft 10 in.": inches after feet, unless a word follows ("6 feet 1 in height")
+        after_feet = nxt == "in" and self.core(i - 1).rstrip(".") in ("ft", "feet", "foot")
+        after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
+        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
+        if (clock := sentence.military_time(core, self.ctx(i).prev(), nxt, w)) is not None:
+            return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
             return 0

@@ -18,7 +18,7 @@ _PHONE_ONE = re.compile(
 _VANITY = re.compile(
     r"^(?:(?P<one>1)-)?(?P<area>8(?:00|33|44|55|66|77|88))-(?P<rest>(?=[\w-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)$"
 )
-_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}(?:\(\d{3})?|\d{1,5}|\d{3}-\d{4}|\d{3}\)-?\d{3}-\d{4})$")
+_PHONE_GROUP = re.compile(r"^(?:\+\d{1,3}(?:\(\d{3})?|\d{1,6}|\d{3}-\d{4}|\d{3}\)-?\d{3}-\d{4})$")  # "900123"
 _PHONE_CONTEXT = frozenset(
     ["call", "dial", "phone", "number", "text", "fax", "at", "line", "reach", "tel", "mobile", "cell", "on"]
 )

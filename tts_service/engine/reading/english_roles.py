@@ -250,7 +250,7 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
 
 
 _PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
-_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+)-(?P<word>[A-Za-z]+)$")
+_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?)-(?P<word>[A-Za-z]+)$")  # "1st-time"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
 _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
@@ -282,8 +282,8 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
 #: symbols inside a word ("C++", "test$", "12@"), said one by one
 _SYMBOLS = {"+": "plus", "$": "dollar", "#": "hash", "@": "at", "%": "percent", "&": "and", "=": "equals",
             "/": "slash", "*": "star", "€": "euro", "£": "pound", "¥": "yen", "₩": "won",
-            "₹": "rupee"}  # fmt: skip
-_SYMBOLIC = re.compile(r"^(?=.*[A-Za-z0-9])(?=.*[+$#@%&=/*€£¥₩₹])[A-Za-z0-9+$#@%&=/*€£¥₩₹]+$")
+            "₹": "rupee", "°": "degrees", "º": "degrees", "˚": "degrees"}  # fmt: skip
+_SYMBOLIC = re.compile(r"^(?=.*[A-Za-z0-9])(?=.*[+$#@%&=/*€£¥₩₹°º˚])[A-Za-z0-9+$#@%&=/*€£¥₩₹°º˚]+$")
 
 
 def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], str | None]) -> str | None:
@@ -295,6 +295,8 @@ def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], s
     for piece in re.findall(r"[A-Za-z]+|\d+|.", core):
         if piece.isdigit():
             out.append(w.cardinal(int(piece)) if len(piece) <= 4 and piece[0] != "0" else w.digits(piece))
+        elif piece in "º˚":  # letters to Python, degrees to a reader
+            out.append(_SYMBOLS[piece])
         elif piece.isalpha():
             out.append(word(piece, w) or piece)
         elif piece == "#" and core.endswith("#") and core[:-1].isalpha() and len(core) > 3:

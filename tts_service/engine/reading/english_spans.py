@@ -20,7 +20,8 @@ _QUANTITY = re.compile(r"^\d+(?:\.\d+)?['′\"″]?$")
 _TIMES = frozenset(["x", "X", "×", "by"])
 _GROUP = re.compile(r"^\d{2,5}$")
 #: words that name what the spaced digit groups after them are ("Meeting ID: 845 2231 9907")
-_ID_WORDS = DIGIT_CONTEXT | {"meeting", "conference", "webinar", "access", "passcode", "participant"}
+_ID_WORDS = DIGIT_CONTEXT | {"meeting", "conference", "webinar", "access", "passcode", "participant", "track",
+                             "sku", "item", "part"}  # fmt: skip
 
 
 class Walk(Protocol):
@@ -91,12 +92,13 @@ def grouped_id(walk: Walk, i: int) -> int:
     one identifier, digit by digit, never one cardinal."""
     if not _GROUP.match(walk.core(i)) or not _GROUP.match(walk.core(i + 1)):
         return 0
-    if not _ID_WORDS.intersection(walk.core(i - k).lower() for k in (1, 2, 3)):
-        return 0
+    named = bool(_ID_WORDS.intersection(walk.core(i - k).lower() for k in (1, 2, 3)))
     k = i
     while _GROUP.match(walk.core(k)) and (k == i or not walk.trail(k - 1)):
         k += 1
-    if k - i < 2 or sum(len(walk.core(j)) for j in range(i, k)) < 5:
+    # four groups of four digits or more ("9400 1000 0000 0000 00") are an identifier, named or not
+    long_run = k - i >= 4 and all(len(walk.core(j)) == 4 for j in range(i, k - 1))
+    if not (named or long_run) or k - i < 2 or sum(len(walk.core(j)) for j in range(i, k)) < 5:
         return 0
     spoken = [walk.w.digits(walk.core(j)) for j in range(i, k)]
     return walk.set(i, *[s + "," if j < len(spoken) - 1 else s for j, s in enumerate(spoken)])

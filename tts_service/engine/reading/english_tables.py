@@ -44,6 +44,7 @@ SCALES: dict[str, str] = {
     "k": "thousand", "K": "thousand", "m": "million", "M": "million", "mn": "million", "MM": "million",
     "b": "billion", "B": "billion", "bn": "billion", "t": "trillion", "T": "trillion", "tn": "trillion",
     "thousand": "thousand", "million": "million", "billion": "billion", "trillion": "trillion",
+    "lakh": "lakh", "crore": "crore",
 }  # fmt: skip
 
 #: unit as written -> (one, many); compared case-sensitively first, then lower-case
@@ -85,7 +86,9 @@ UNITS: dict[str, tuple[str, str]] = {
 TITLES: dict[str, str] = {
     "Dr": "Doctor", "Mr": "Mister", "Mrs": "Missus", "Ms": "Miz", "Prof": "Professor", "St": "Saint",
     "Sr": "Senior", "Jr": "Junior", "Capt": "Captain", "Gen": "General", "Lt": "Lieutenant",
-    "Sgt": "Sergeant", "Rev": "Reverend", "Mt": "Mount", "Ft": "Fort",
+    "Sgt": "Sergeant", "Rev": "Reverend", "Mt": "Mount", "Ft": "Fort", "Maj": "Major", "Col": "Colonel",
+    "Gov": "Governor", "Sen": "Senator", "Rep": "Representative", "Pres": "President", "Adm": "Admiral",
+    "Hon": "Honorable",
 }  # fmt: skip
 #: address words (after a street name or a number): the title reading gives way to these
 STREET_WORDS: dict[str, str] = {
@@ -99,12 +102,15 @@ STREET_WORDS: dict[str, str] = {
 }  # fmt: skip
 ABBREVIATIONS: dict[str, str] = {
     "e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
-    "approx.": "approximately", "appt.": "appointment", "ext.": "extension", "ext": "extension",
+    "approx.": "approximately", "approx": "approximately", "appt.": "appointment", "ext.": "extension",
+    "ext": "extension",
     "dept.": "department", "est.": "established", "no.": "number", "No.": "number", "w/": "with",
     "vol.": "volume", "fig.": "figure", "pg.": "page",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
-    "and/or": "and or", "24/7": "twenty-four seven", "Inc.": "Incorporated", "Corp.": "Corporation",
-    "WWI": "World War one", "WWII": "World War two",
+    "and/or": "and or", "24/7": "twenty-four seven", "50/50": "fifty-fifty",
+    "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
+    "Corp.": "Corporation",
+    "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
     "Ltd.": "Limited", "Co.": "Company", "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
@@ -124,7 +130,7 @@ MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "
 DAYS: dict[str, str] = {
     "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday", "thu": "Thursday",
     "weds": "Wednesday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday", "sat": "Saturday",
-    "sun": "Sunday",
+    "sun": "Sunday", "tu": "Tuesday", "th": "Thursday",
     "monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday", "thursday": "Thursday",
     "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday",
 }  # fmt: skip

@@ -9,13 +9,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
+from tts_service.engine.reading.english_codes import (
+    is_model_name,
+    model_number,
+    over_letter,
+    read_acronym,
+    retirement_plan,
+    spaced_model,
+    spell_code,
+    symbol_run,
+    team_name,
+)  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
-    ACRONYM_WORDS,
     DIGIT_CONTEXT,
     MONTH_NAMES,
     ORDINAL_NAMES,
@@ -26,7 +37,7 @@ from tts_service.engine.reading.english_tables import (
     TITLES,
     YEAR_CONTEXT,
 )  # fmt: skip
-from tts_service.engine.reading.english_units import unit_words
+from tts_service.engine.reading.english_units import PER_WORDS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
@@ -42,16 +53,12 @@ _FEET = re.compile(
 )
 _VERSION = re.compile(r"^[vV]?\d+(?:\.\d+){2,}$")
 _CODE = re.compile(r"^[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*$")
-_GROUP = re.compile(r"[A-Za-z]+|\d+")
 _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
-_VOWELS = set("AEIOUYaeiouy")
-_CONSONANT_RUN = re.compile(r"[^AEIOUY]{3}")
 _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
-_SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
@@ -68,6 +75,7 @@ class Context:
     punctuated: bool = False  # the token itself ends in punctuation ("St,")
     prev_raw: str = ""  # the previous word as written
     after_next: str = ""  # the word after the next one, as written
+    next_lead: str = ""  # punctuation before the next word ("(PDF)")
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
@@ -85,9 +93,16 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
+        clock = sentence.military_time(plain, ctx.prev(), ctx.next_word, w) if len(plain) == 4 else None
+        if clock is not None:
+            return clock  # "leaves at 0730"
+        if len(plain) == 4 and ctx.next_word in ("form", "forms"):
+            return roles.paired(plain, w)  # "1099 forms": ten ninety-nine
+        if ctx.prev() == "#" and len(plain) <= 4:
+            return roles.reference(plain, w)  # "(# 123)" as "#123"
         near = ctx.before[-3:]
         unit = ctx.next_word.rstrip(".")
-        measured = unit == "sq" or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
+        measured = unit in ("sq", "cu") or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
         named = (
             ctx.prev() in ("number", "no", "no.", "#", "is", "and", "or", "&")
             and not measured  # "the apartment is 850 sq ft": a size, not the apartment's number
@@ -104,12 +119,16 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
         if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
+        # "Member since 2019" is a year; "card ending in 1234" is not ("in" is no year word beside "ending")
+        dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
-            len(plain) >= 3 and DIGIT_CONTEXT.intersection(near)
+            len(plain) >= 3 and (DIGIT_CONTEXT.intersection(near) or "digits" in near) and not dated
         ):
             return sign + (w.digit_groups(plain) if len(plain) > 15 else w.digits(plain))
         if len(plain) == 4 and 1100 <= int(plain) <= 2099 and _year_like(ctx):
             return sign + w.year(int(plain))
+        if len(plain) == 4 and plain[0] != "0" and is_model_name(ctx.prev_raw, ctx.before):
+            return sign + spaced_model(plain, w)  # "RTX 4090": forty ninety
         if ctx.next_word.replace(".", "") in ("ad", "bc", "bce", "ce") and len(plain) <= 4:
             return sign + (w.year(int(plain)) if len(plain) == 4 else roles.paired(plain, w))  # "340 AD"
     if "," in body and len(plain) <= 21:  # grouped by commas: a quantity, "... quintillion ..."
@@ -117,7 +136,10 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     if len(plain) > 15:  # an identifier, not a quantity (card and reference numbers)
         return sign + w.digit_groups(plain)
     if (
-        plain in _SERVICE_NUMBERS
+        (
+            plain in sentence.SERVICE_NUMBERS
+            and sentence.service(plain, None if ctx is None else (ctx.prev(), ctx.next_word))
+        )
         or (len(plain) > 1 and plain[0] == "0")
         or (len(plain) >= 7 and "," not in body and len(plain.rstrip("0")) > 3)  # "1000000" is a million
     ):
@@ -126,18 +148,29 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
 
 
 def _year_like(ctx: Context) -> bool:
+    """A year in 1100-2099 next to a year word, before punctuation or a word that starts a clause."""
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
-    nxt = ctx.next_word
-    return not nxt or not nxt[0].isalpha() or nxt in ("and", "or", "to", "when", "was", "is", "we", "i")
+    return sentence.year_after(ctx.before) or sentence.clause_follows(
+        ctx.next_word, ctx.punctuated or bool(ctx.next_lead)
+    )
 
 
 def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
+    if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
+        return expiry  # "expires 09/27"
+    of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None  # "what is 3/4 of 12"
+    if sentence.asks_to_calculate(ctx.before) and not m.group("th") and not of:
+        return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
     dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
+    dated = dated or (
+        bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
+    )
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
-    if "." in a or b in (5, 10, 100) or ctx.prev() in ("rated", "rating", "scored", "score", "rate"):
+    rated = ctx.prev() in ("rated", "rating", "scored", "score", "rate")
+    if "." in a or (b in (5, 10, 100) and not m.group("th")) or rated:  # "4/5th" is four fifths
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
     if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
@@ -146,12 +179,17 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
             + " "
             + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
         )
-    if 1 <= n < b <= 12 or (n < b and b in _DENOMS):
+    # "3/12" is a date; "2/3", "3/8" and "5/6 of the vote" (a common part, or a part of something) fractions
+    partial = ctx.next_word == "of" or ctx.prev() in ("a", "an", "about", "nearly", "over")
+    fractional = b in (2, 3, 4, 8) or partial
+    if (1 <= n < b <= 12 and fractional) or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
-    if n <= 12 and b <= 31 and not (measured and n < b):
+    if 1 <= n <= 12 and 1 <= b <= 31 and not (measured and n < b):
         return td.month_day(n, b, w)
+    if n < b and b > 16 and b not in (32, 64):  # "720/850": a score, not seven hundred twenty 850ths
+        return f"{w.cardinal(n)} out of {w.cardinal(b)}"
     if n < b:  # "31/32": "thirty-one thirty-seconds"
         return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
     if 2 <= b <= 16:  # "22/3": "twenty-two thirds"
@@ -172,7 +210,11 @@ def _regnal(core: str, ctx: Context) -> bool:
 
 
 def _roman(core: str, ctx: Context) -> int | None:
-    if not core or _ROMAN.match(core) is None or (core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT):
+    # "King David I of Scotland", "Francis I." are the first; "Sam I am" keeps the pronoun
+    ended = ctx.punctuated or ctx.next_word in ("", "of", "and")
+    first = core == "I" and ctx.prev() in ORDINAL_NAMES and ended
+    lone_i = core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT
+    if not core or _ROMAN.match(core) is None or (lone_i and not first):
         return None
     titled = ctx.prev_raw.istitle() and ctx.prev_raw.isalpha() and re.match(r"^[IVX]{2,6}$", core)
     if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx) and not titled:
@@ -184,56 +226,6 @@ def _roman(core: str, ctx: Context) -> int | None:
     return total
 
 
-def spell_code(core: str, w: NumberWords) -> str:
-    """ "4410-AZ" -> "four four one zero, A. Z"; "COVID-19" -> "COVID nineteen"."""
-    groups: list[str] = []
-    head = core.split("-")[0]
-    for part in re.split(r"[-/]", core):
-        pieces: list[str] = _GROUP.findall(part)
-        out: list[str] = []
-        for i, p in enumerate(pieces):
-            if p.isdigit():
-                after_word = i > 0 and len(pieces[i - 1]) >= 3 and _pronounceable(pieces[i - 1])
-                after_word = after_word or (i == 0 and bool(groups) and head.isalpha() and len(head) >= 4)
-                after_word = after_word or (
-                    i == 0 and len(pieces) > 1 and _pronounceable(pieces[1])
-                )  # "10OFF"
-                small = len(p) <= 2 or (len(p) == 3 and len(pieces) == 2)  # "SAVE20", "HOLIDAY100"
-                lettered = i > 0 and (after_word or (pieces[i - 1].isupper() and len(pieces[i - 1]) <= 2))
-                if lettered and re.match(r"^(?:19|20)\d\d$", p):
-                    out.append(w.year(int(p)))  # "SUMMER2024", "FY2024"
-                    continue
-                out.append(w.cardinal(int(p)) if after_word and small and p[0] != "0" else w.digits(p))
-            elif _pronounceable(p):
-                out.append(p)
-            else:
-                out.append(w.letters(p))
-        groups.append(" ".join(out))
-    return ", ".join(groups)
-
-
-def _pronounceable(p: str) -> bool:
-    if p.upper() in ACRONYM_WORDS:
-        return True
-    return len(p) >= 3 and (not p.isupper() or len(p) >= 4) and any(c in _VOWELS for c in p)
-
-
-def read_acronym(core: str, w: NumberWords) -> str | None:
-    """All capitals: said as a word when it is one (NASA, PIN), else spelled (ATM, FBI)."""
-    plural = len(core) > 2 and core.endswith("s") and core[:-1].isupper()
-    stem = core[:-1] if plural else core
-    if not (stem.isalpha() and stem.isupper() and 2 <= len(stem) <= 5):
-        return None
-    if stem in ACRONYM_WORDS:
-        return stem.title() + ("s" if plural else "")
-    if stem == "OK":
-        return "okay"
-    if len(stem) >= 4 and any(c in _VOWELS for c in stem) and not _CONSONANT_RUN.search(stem):
-        return None  # a word in capitals for emphasis ("FREE", "HELP"); "USPS", "HTML" are spelled
-    spelled = w.letters(stem)
-    return spelled + "'s" if plural else spelled
-
-
 def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The spoken form of ``core``, or None to leave it as written."""
     said = _read_core(core, w, ctx)
@@ -241,6 +233,12 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
+    if core in sentence.NUMBER_WORDS and (
+        counted := sentence.no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)
+    ):
+        return counted
+    if (reading := sentence.estimated(core, ctx.next_raw) or sentence.masked_digits(core, w)) is not None:
+        return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
@@ -248,20 +246,26 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
     if re.match(
-        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]+\d[A-Z\d]*$", core
-    ):  # "#A1234", "#123-456"
+        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]{1,3}\d[A-Z\d]*$", core
+    ):  # "#A1234", "#123-456" (a word and digits, "#COVID19", is a tag)
         return "number " + spell_code(core[1:], w)
     if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
         return "number " + place  # "seat #14C"
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
+        return plan  # "a 401k plan", "the 49ers"
+    if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
+        return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
         return w.digits(core[:-1]) + " pound"
     if core[0] == "#" and core[1:].isdigit():
         return "number " + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
+    if (symbols := symbol_run(core)) is not None:
+        return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
     if not any(c.isdigit() for c in core):
@@ -286,12 +290,21 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         _ORDINAL.match(ctx.prev_raw) or (ctx.prev_raw.istitle() and any(b.isdigit() for b in ctx.before[:-1]))
     ):
         return STREET_WORDS[bare.title()]  # "12 S 1st st", "45 Oak st": after a street's name
-    if bare in ("apt", "ste", "bldg", "rm") and (ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"):
-        return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110"
+    if bare.lower() in ("apt", "ste", "bldg", "rm", "fl") and (
+        ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
+    ):
+        return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
+    named = sentence.title_or_street(bare, ctx.prev_raw, ctx.next_raw)
+    if (named := named or sentence.road_direction(bare, ctx.prev_raw, ctx.before)) is not None:
+        return named
+    converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
+    if converting and len(core) > 1 and core not in RISKY_UNITS and (unit := unit_words(core, True)):
+        return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
-    if bare in TITLES and (title_next or not ctx.before) and not street:
+    generation = bare == "Gen" and ctx.next_raw in ("X", "Y", "Z", "Alpha")  # "Gen. Z buyers"
+    if bare in TITLES and (title_next or not ctx.before) and not street and not generation:
         return TITLES[bare]
     if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
         return STREET_WORDS[bare]
@@ -305,6 +318,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if len(days) > 1 and all(days):  # "Mon/Wed/Fri"
         return ", ".join(d for d in days if d)
     if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
+        top, _, bottom = core.partition("/")
+        if bottom.lower() in PER_WORDS and top.islower():
+            return f"{top} per {bottom}"  # "7 days/week", "calls/day"
         return " slash ".join(read_acronym(p, w) or p for p in core.split("/"))
     if "&" in core and len(core) <= 5:
         a, _, b = core.partition("&")
@@ -315,13 +331,13 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and _regnal(stem, ctx):
             return "the " + w.ordinal(roman) + owner
         return w.cardinal(roman) + owner
-    return read_acronym(core, w)
+    return sentence.shouted(core, ctx.prev_raw, ctx.next_raw) or read_acronym(core, w)
 
 
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
-    if _NUMBER.match(part) or _DECADE.match(part):
+    if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
     return None
 
@@ -360,11 +376,17 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money
     if (m := _PERCENT.match(core)) is not None:
         return w.number(m.group("num")) + " percent"
+    if core[-1] == "¢" and _NUMBER.match(core[:-1]):  # "5¢"
+        return w.number(core[:-1]) + (" cent" if _is_one(core[:-1]) else " cents")
+    if core[-1] == "+" and (money := read_money(core[:-1], w)) is not None:
+        return money + " plus"  # "$100+"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
     if (time := td.read_time(core, w)) is not None:
         return time
+    if re.match(r"^\d{1,2}:[0-5]\d[ap]$", core) and (time := td.read_time(core + "m", w)) is not None:
+        return time  # "6:30p": the a or p of am/pm alone
     if (m := _ORDINAL.match(core)) is not None:
         return w.ordinal(int(m.group("n").replace(",", "")))
     if (m := _DECADE.match(core)) is not None:
@@ -373,9 +395,11 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         year = w.year(int(m.group("y")))
         return year[:-1] + "ies" if year.endswith("y") else year + "s"
     if (m := _FEET.match(core)) is not None:
+        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # a 12" pizza
         if m.group("only_in"):
-            return w.number(m.group("only_in")) + (" inch" if _is_one(m.group("only_in")) else " inches")
-        feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" else " feet")
+            one = _is_one(m.group("only_in")) or adjective
+            return w.number(m.group("only_in")) + (" inch" if one else " inches")
+        feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
@@ -392,18 +416,30 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         num, unit = m.group("num"), m.group("unit")
         if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
             return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
+        if unit == "K" and sentence.race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
+            return w.number(num) + " K"  # "the 5K": a race
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        if unit == "m" and re.match(r"^\d+(?:h|hr|hrs)$", ctx.prev_raw):
+            unit = "min"  # "1h 30m": minutes after hours, not meters
         words = unit_words(unit, not _is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
         if unit in ("x", "X"):
             return w.number(num) + " times"
+        if unit in ("F", "C") and sentence.TEMPERATURE_WORDS.intersection(
+            ctx.before
+        ):  # "the thermostat to 75F"
+            return w.number(num) + (" degrees Fahrenheit" if unit == "F" else " degrees Celsius")
+        if "." in num and unit.isalpha() and unit.isupper() and len(unit) <= 4:
+            return w.number(num) + " " + w.letters(unit)  # "99.9FM"
     if (said := roles.joined(core, w, _joined_head)) is not None:
         return said
     if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
         return said
+    if (said := model_number(core, ctx.before, w) or over_letter(core, w)) is not None:
+        return said  # "RTX-6000", "1/f"
     if _CODE.match(core):
         return spell_code(core, w)
     if web.is_file_name(core) or web.is_domain(core):

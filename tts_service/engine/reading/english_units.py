@@ -13,7 +13,15 @@ from tts_service.engine.reading.english_tables import UNITS
 
 __all__ = ["PER_WORDS", "unit_words"]
 
-_LOWER = {unit.lower(): forms for unit, forms in UNITS.items() if unit.lower() not in UNITS}
+#: units of health and fitness answers ("72 bpm", "110 mg/dL", "5 mcg"), apart from the table at its size cap
+_MORE = {
+    "bpm": ("beat per minute", "beats per minute"), "dL": ("deciliter", "deciliters"),
+    "mcg": ("microgram", "micrograms"), "µg": ("microgram", "micrograms"),
+    "μm": ("micrometer", "micrometers"), "µm": ("micrometer", "micrometers"),
+    "mmHg": ("millimeter of mercury", "millimeters of mercury"),
+    "IU": ("I U", "I U"), "kJ": ("kilojoule", "kilojoules"), "pct": ("percent", "percent"),
+}  # fmt: skip
+_LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
 PER_WORDS = {
     w: (w, w + "s") for w in ["night", "person", "day", "week", "month", "year", "hour", "user", "guest"]
@@ -25,7 +33,7 @@ _POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
 def _forms(unit: str) -> tuple[str, str] | None:
     if len(unit) == 1 and unit.isupper() and unit not in UNITS:
         return None  # "5G" is no gram
-    forms = UNITS.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
+    forms = UNITS.get(unit) or _MORE.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
     if forms is not None:
         return forms
     m = _POWER.match(unit)

@@ -18,7 +18,7 @@ __all__ = [
 
 AMPM = {"am": "AM", "a.m.": "AM", "a.m": "AM", "pm": "PM", "p.m.": "PM", "p.m": "PM", "a": "AM", "p": "PM"}
 #: weekday abbreviations that are also English words ("we wed", "sat down", "the sun")
-WORD_DAYS = frozenset(["sun", "sat", "wed"])
+WORD_DAYS = frozenset(["sun", "sat", "wed", "tu", "th"])  # weekdays only beside a date or another day
 _TIME = re.compile(
     r"^(?P<h>[01]?\d|2[0-4])(?::(?P<m>[0-5]\d)(?::(?P<s>[0-5]\d))?|(?=[aApP]))"
     r"(?P<ampm>[aApP]\.?[mM]\.?)?$"

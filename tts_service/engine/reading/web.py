@@ -23,7 +23,7 @@ from tts_service.engine.reading.english_tables import (
 )
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["is_domain", "is_email", "is_file_name", "is_url", "read_address", "read_tag"]
+__all__ = ["is_domain", "is_email", "is_file_name", "is_url", "read_address", "read_tag", "three_letter_word"]
 
 #: the part before "@": what mail servers accept, with a letter or digit somewhere (linear: no backtracking)
 _LOCAL = r"(?=[^@]*[A-Za-z0-9])[\w.+&'%=~-]+"
@@ -173,6 +173,11 @@ def is_file_name(core: str) -> bool:
     return m is not None and m.group("ext").lower() in FILE_EXTENSIONS
 
 
+def three_letter_word(low: str) -> bool:
+    """A lower-case three-letter piece said as a word ("new", "act", "box"), not spelled ("ceo")."""
+    return low in _WORDS3 or (low[0] not in "aeiou" and _SYLLABLE.match(low) is not None)
+
+
 def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> str:
     """A run of letters: a word when it is one, else its letter names."""
     low = piece.lower()
@@ -196,10 +201,8 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
         return words.letters(piece)
     if len(piece) == 2 and low not in _WORDS2:
         return words.letters(piece)
-    if len(piece) == 3 and piece.upper() not in ACRONYM_WORDS:
-        word = low in _WORDS3 or (low[0] not in "aeiou" and _SYLLABLE.match(low) is not None)
-        if not word:
-            return words.letters(piece)
+    if len(piece) == 3 and piece.upper() not in ACRONYM_WORDS and not three_letter_word(low):
+        return words.letters(piece)
     if not (piece.islower() or piece[1:].islower()):  # "JohnDoe", "YouTube", "OpenAI"; not "NeMo", "iPhone"
         humps = _HUMP.findall(piece)
         if len(humps) > 1 and all(len(h) >= 3 or h.isupper() for h in humps):
@@ -212,11 +215,15 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
     return piece
 
 
-def _piece(piece: str, words: NumberWords, *, file: bool = False, country: bool = False) -> str:
+def _piece(
+    piece: str, words: NumberWords, *, file: bool = False, country: bool = False, rounds: bool = False
+) -> str:
     if piece[0] == "%" and len(piece) == 3:
         return "percent " + " ".join(words.digits(c) if c.isdigit() else words.letters(c) for c in piece[1:])
     if piece.isdigit() and file and re.match(r"^(?:19|20)\d\d$", piece):
         return words.year(int(piece))  # "invoice_2024.pdf": a year in a file name
+    if rounds and piece.isdigit() and 3 <= len(piece) <= 4 and piece[0] != "0" and piece.endswith("00"):
+        return words.cardinal(int(piece))  # "nvidia.com/rtx-6000": a round number is said as one
     if piece.isdigit():
         return words.digits(piece)
     if piece in _SYMBOLS:
@@ -242,7 +249,9 @@ def read_address(core: str, words: NumberWords) -> str:
     out = []
     for m in _PIECE.finditer(core):
         country = m.start() == tld_at and m.end() == host_end
-        out.append(_piece(m.group(), words, file=file, country=country))
+        # a round number in a path ("/rtx-6000") is said as one; a port, an IP, a mailbox digit by digit
+        rounds = m.start() > host_end and core[m.start() - 1] != ":" and not core[:1].isdigit()
+        out.append(_piece(m.group(), words, file=file, country=country, rounds=rounds))
     return " ".join(p for p in out if p) + owner
 
 

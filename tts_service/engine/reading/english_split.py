@@ -1,0 +1,58 @@
+"""Split a written token into its leading marks, its core and its trailing marks.
+
+Apart from the reader because the overrides (lexicon, tags) split tokens the same way, and
+because which trailing marks belong to the core is a decision of its own: the period of an
+abbreviation ("Dr.", "p.", "min.") stays with it, a `"` after a number is an inch mark (unless
+``english_context.close_quotes`` finds the quote it closes), a `'` after one is feet.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["split_token"]
+
+_LEAD = "\"'“‘([{¿¡"
+_TRAIL = ".,;:!?)]}\"'”’…"
+_AMOUNT_START = frozenset("0123456789$€£¥")
+
+
+def split_token(token: str) -> tuple[str, str, str]:
+    """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
+    start, end = 0, len(token)
+    while start < end and (
+        token[start] in _LEAD or (token[start] in "~≈" and token[start + 1 : start + 2] in _AMOUNT_START)
+    ):
+        start += 1  # "~5 min", "≈$20": the sign is said "about" before the amount
+    while end > start and token[end - 1] in _TRAIL:
+        end -= 1
+    core = token[start:end]
+    trail = token[end:]
+    if (
+        trail.startswith(".")
+        and core
+        and (
+            re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
+            or core.lower() + "." in _DOTTED
+            or re.split(r"[-–—]", core)[-1].lower() + "." in _DOTTED  # "Mon.–Fri."
+        )
+    ):
+        core, trail = core + ".", trail[1:]
+    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
+        core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
+        core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
+    elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
+        core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
+    return token[:start], core, trail
+
+
+_DOTTED = frozenset([
+    "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.",
+    "max.", "inc.", "corp.", "ltd.", "co.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.",
+    "sep.", "sept.", "oct.", "nov.", "dec.", "dr.", "mr.", "mrs.", "ms.", "st.", "prof.", "jr.",
+    "sr.", "ave.", "blvd.", "rd.", "ln.", "ct.", "apt.", "ste.", "mt.", "ft.", "sq.", "tue.", "tues.",
+    "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg.", "p.", "pp.",
+    "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
+    "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
+])  # fmt: skip
