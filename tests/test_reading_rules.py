@@ -171,6 +171,10 @@ ADDRESSES = [
     ("The apartment is 850 sq ft.", "The apartment is eight hundred fifty square feet."),
     ("Our office is 1412 on the left", "Our office is fourteen twelve on the left"),
     ("The suite is 1200 sq. ft.", "The suite is one thousand two hundred square feet."),
+    # a capital L, W or V spaced after an amount is its unit; after a place's number, its letter
+    ("Fill it with 40 L of diesel.", "Fill it with forty liters of diesel."),
+    ("It draws 30 W, at 5 V.", "It draws thirty watts, at five volts."),
+    ("Take row 7 L at the back.", "Take row seven L at the back."),
 ]  # fmt: skip
 
 CODES = [

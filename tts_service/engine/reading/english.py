@@ -33,7 +33,9 @@ from tts_service.engine.reading.english_tables import (
     STREET_WORDS,
 )  # fmt: skip
 from tts_service.engine.reading.english_tokens import (
+    PLACE_WORDS,
     RISKY_UNITS,
+    SPACED_CAPITAL_UNITS,
     Context,
     read_core,
     read_money,
@@ -422,7 +424,9 @@ class _Walk:
         # "5 ft 10 in.": inches after feet, unless a word follows ("6 feet 1 in height")
         after_feet = nxt == "in" and self.core(i - 1).rstrip(".") in ("ft", "feet", "foot")
         after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
-        if nxt in RISKY_UNITS and (nxt in ("in", "x") or plural) and not after_feet:
+        place = self.core(i - 1).lower().rstrip(".") in PLACE_WORDS
+        risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
+        if risky and (nxt in ("in", "x") or plural) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         if (clock := sentence.military_time(core, self.ctx(i).prev(), nxt, w)) is not None:
             return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours

@@ -59,6 +59,11 @@ _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
+#: ...but these capitals are the unit after a spaced number too ("57 L", "65 W", "12 V"): a letter
+#: after an amount is said "57 L" by nobody
+SPACED_CAPITAL_UNITS = frozenset({"L", "W", "V"})
+#: ...unless the number names a place, whose letter follows it ("Row 5 L", "Gate 12 W")
+PLACE_WORDS = frozenset({"row", "seat", "gate", "section", "aisle", "deck", "platform", "bay", "dock", "lot"})
 _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
