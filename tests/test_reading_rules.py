@@ -49,6 +49,8 @@ MATH = [
     ("y = 2x + 3", "y equals two x plus three"),
     ("Buy 2x now", "Buy two times now"),
     ("Step 1-", "Step one"),
+    ("It is 2 * 10 cm", "It is two times ten centimeters"),  # a product's unit is read
+    ("so 3 + 4 = 7 in all", "so three plus four equals seven in all"),  # "in" is a word
 ]  # fmt: skip
 
 MONEY = [
@@ -194,6 +196,9 @@ MEASURES = [
     ("cc me on it", "cc me on it"),
     ("g is 9.8 m/s²", "g is nine point eight meters per second squared"),
     ("about 32 ft/s2", "about thirty-two feet per second squared"),
+    # the micro sign and the Greek mu before a unit ("μs", "µL")
+    ("Ping is 40 μs; add 5 µL and 3 µm.",
+     "Ping is forty microseconds; add five microliters and three micrometers."),
 ]  # fmt: skip
 
 # what the sentence decides: a quote opened before, a number after, a run of capitals, a range

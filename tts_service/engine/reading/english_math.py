@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from tts_service.engine.reading.english_spans import Walk
+from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["expression", "spaced_expression", "term"]
@@ -74,7 +75,11 @@ def spaced_expression(walk: Walk, i: int) -> int:
         flat = flat[: len(flat) - len(tokens.pop())]
     if len(tokens) < 2 or not _well_formed(flat, ends=True) or not _CLEAR.intersection(flat[1::2]):
         return 0
-    return walk.set(i, *(_said(t, walk.w) for t in tokens))
+    said = [_said(t, walk.w) for t in tokens]
+    after = walk.core(i + len(tokens))
+    # a product's unit ("2 * 10 cm"); a unit that is also a word ("in", "m") stays a word
+    unit = None if walk.trail(i + len(tokens) - 1) or len(after) < 2 else unit_words(after, True)
+    return walk.set(i, *said, unit) if unit and after not in ("in", "am", "pm") else walk.set(i, *said)
 
 
 _TERM = re.compile(r"^(\d{1,6})([a-z])$")

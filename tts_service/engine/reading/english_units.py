@@ -27,6 +27,9 @@ PER_WORDS = {
     w: (w, w + "s") for w in ["night", "person", "day", "week", "month", "year", "hour", "user", "guest"]
 }
 _LENGTHS = frozenset(["mm", "cm", "m", "km", "in", "ft", "yd", "mi"])
+#: the micro sign and the Greek mu that stands for it, and the units they prefix
+_MICRO = frozenset("µμ")
+_MICRO_BASES = frozenset(["m", "g", "s", "l", "L", "A", "V", "W", "J", "Hz", "mol"])
 _POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
 
 
@@ -36,6 +39,9 @@ def _forms(unit: str) -> tuple[str, str] | None:
     forms = UNITS.get(unit) or _MORE.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
     if forms is not None:
         return forms
+    if unit[:1] in _MICRO and unit[1:] in _MICRO_BASES and unit[1:] in UNITS:  # "μs", "µL" (two signs)
+        one, many = UNITS[unit[1:]]
+        return "micro" + one, "micro" + many
     m = _POWER.match(unit)
     if m is not None and m.group("base") in _LENGTHS:
         one, many = UNITS[m.group("base")]
