@@ -98,6 +98,9 @@ FRACTIONS = [
 ]  # fmt: skip
 
 DATES = [
+    # a fiscal half like a quarter, and a year after a fiscal period whatever follows it
+    ("Margins grew in 2H24.", "Margins grew in the second half of twenty-four."),
+    ("Q2 2026 closes strong", "Q two twenty twenty-six closes strong"),
     ("jan. 15", "January fifteenth"),
     ("sept. 3rd", "September third"),
     ("mar. 3", "March third"),

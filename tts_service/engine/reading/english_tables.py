@@ -276,7 +276,7 @@ YEAR_CONTEXT = frozenset(
         "winter",
         "class",
     ]
-)
+) | frozenset(["q1", "q2", "q3", "q4", "h1", "h2", "fy"])  # a fiscal period: "Q3 2027 looks good"
 ROMAN_CARDINAL_CONTEXT = frozenset(
     [
         "chapter",

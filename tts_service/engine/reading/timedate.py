@@ -38,7 +38,7 @@ _LOWER_OK = frozenset(
      "december", "feb", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
      "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 )  # fmt: skip
-_QUARTER = re.compile(r"^(?P<q>[1-4])Q(?P<y>\d{2}|(?:19|20)\d\d)$")
+_QUARTER = re.compile(r"^(?P<q>[1-4])(?P<part>[QH])(?P<y>\d{2}|(?:19|20)\d\d)$")
 _SHORT_QUARTER = re.compile(r"^Q([1-4])['’](\d\d)$")
 _FISCAL = re.compile(r"^FY([1-9]\d|(?:19|20)\d\d)$")
 _DOTTED_TIME = re.compile(r"^(?:[1-9]|1[0-2])\.[0-5]\d[aApP]\.?[mM]\.?$")
@@ -163,7 +163,8 @@ def month_number(core: str) -> int | None:
 
 
 def quarter(core: str, words: NumberWords) -> str | None:
-    """ "2Q22", "3Q2024" -> "the second quarter of twenty-two" (a fiscal quarter, written short);
+    """ "2Q22", "3Q2024" -> "the second quarter of twenty-two" (a fiscal quarter, written short;
+    "1H23": "the first half of twenty-three");
     "FY24", "FY2024" -> "F Y twenty-four" (a fiscal year)."""
     m = _QUARTER.match(core)
     if m is None:
@@ -177,7 +178,10 @@ def quarter(core: str, words: NumberWords) -> str | None:
         return "F Y " + (words.cardinal(int(year)) if len(year) == 2 else words.year(int(year)))
     year = m.group("y")
     said = words.cardinal(int(year)) if len(year) == 2 and year[0] != "0" else words.year(int(year))
-    return f"the {words.ordinal(int(m.group('q')))} quarter of {said}"
+    part = "quarter" if m.group("part") == "Q" else "half"
+    if part == "half" and int(m.group("q")) > 2:
+        return None
+    return f"the {words.ordinal(int(m.group('q')))} {part} of {said}"
 
 
 def zone(core: str) -> str | None:
