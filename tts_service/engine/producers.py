@@ -18,6 +18,7 @@ the session places on its timeline. Producers never run the model and never see 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -216,19 +217,25 @@ class UnitProducer:
         shaped = self._conditioner.shape(result.unit_audio, job.boundary)
         if len(shaped.samples) == 0:
             return []
-        rs = self._resampler
-        lead = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
-        audio = rs.finish(shaped.samples)
-        spoken = shaped.words or estimate_words(job.text, len(shaped.samples))
-        words = tuple(
-            WordMark(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
-            for w in to_written(spoken, job.written)
-        )
+        lead, words = self._placed(shaped, shaped.words or estimate_words(job.text, len(shaped.samples)), job)
+        audio = self._resampler.finish(shaped.samples)
         # Units end on a frame edge (every unit before this one did, so the turn's audio starts
         # this unit on one) so all of a unit's audio can go out before the next arrives; the
         # padding counts toward the pause before the next unit.
         self._last_pad = (-(lead + len(audio))) % self._frame_len
         return [AudioChunk(audio, words, lead_silence=lead, tail_silence=self._last_pad, unit=True)]
+
+    def _placed(
+        self, shaped: ShapedUnit, spoken: Sequence[WordMark], job: UnitJob
+    ) -> tuple[int, tuple[WordMark, ...]]:
+        """A unit's pause before it and its words on the written tokens, at the output rate."""
+        rs = self._resampler
+        lead = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
+        words = tuple(
+            WordMark(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
+            for w in to_written(spoken, job.written)
+        )
+        return lead, words
 
     def _complete_piece(self, job: PieceJob, result: JobResult) -> list[AudioChunk]:
         """A later piece of the open unit; on an error the unit ends where its audio got to."""
@@ -263,13 +270,9 @@ class UnitProducer:
         opened.started = True
         words: tuple[WordMark, ...] = ()
         lead = 0
-        if first:
-            lead = opened.lead = max(0, rs.to_output_position(shaped.lead_silence) - self._last_pad)
-            job = opened.job
-            words = tuple(
-                WordMark(w.word, rs.to_output_position(w.start_sample), rs.to_output_position(w.end_sample))
-                for w in to_written(shaped.words, job.written)
-            )
+        if first:  # a streaming backend gives the unit's words with its first piece
+            lead, words = self._placed(shaped, shaped.words, opened.job)
+            opened.lead = lead
         opened.placed += len(audio)
         tail = 0
         if last:
