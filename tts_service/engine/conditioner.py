@@ -124,8 +124,7 @@ class UnitConditioner:
     def shape(self, unit: UnitAudio, boundary: Boundary) -> ShapedUnit:
         """Shape one unit's audio; ``boundary`` is why this unit ended (sets the next pause)."""
         p = self.policy
-        gap = 0 if self._previous is None else self._ms(p.gap_ms.get(self._previous, 0))
-        self._previous = boundary
+        gap = self._join(boundary)
         audio = unit.samples.astype(np.float32, copy=False)
         if len(audio) == 0:
             return ShapedUnit(gap, audio, (), 0.0)
@@ -142,23 +141,19 @@ class UnitConditioner:
         if len(fade_out):
             out[len(out) - len(fade_out) :] *= fade_out
 
-        words = tuple(
-            WordMark(
-                w.word,
-                min(max(w.start_sample - start, 0), len(out)),
-                min(max(w.end_sample - start, 0), len(out)),
-            )
-            for w in unit.words
-        )
-        return ShapedUnit(gap, out, words, gain_db)
+        return ShapedUnit(gap, out, _clamped(unit.words, start, len(out)), gain_db)
+
+    def _join(self, boundary: Boundary) -> int:
+        """The pause before a unit (after the previous one's boundary); ``boundary`` is its own."""
+        gap = 0 if self._previous is None else self._ms(self.policy.gap_ms.get(self._previous, 0))
+        self._previous = boundary
+        return gap
 
     def open(self, unit: UnitAudio, boundary: Boundary) -> ShapedUnit | None:
         """Begin a unit whose audio comes in pieces (``unit.samples`` is the first); call only
         ``at_turn_start``. Returns what can be handed out now (None: no speech found yet); the
         first result carries the pause before the unit and its words."""
-        p = self.policy
-        gap = 0 if self._previous is None else self._ms(p.gap_ms.get(self._previous, 0))
-        self._previous = boundary
+        gap = self._join(boundary)
         audio = unit.samples.astype(np.float32, copy=True)
         self._open = _OpenUnit(audio, unit.speech_start, unit.speech_end, unit.words, gap)
         return self._advance(last=False)
@@ -211,16 +206,7 @@ class UnitConditioner:
         unit.emitted = end - start
         if not first:
             return ShapedUnit(0, out, (), 0.0)
-        limit = max(0, unit.hint_end - start)
-        words = tuple(
-            WordMark(
-                w.word,
-                min(max(w.start_sample - start, 0), limit),
-                min(max(w.end_sample - start, 0), limit),
-            )
-            for w in unit.words
-        )
-        return ShapedUnit(unit.gap, out, words, 0.0)
+        return ShapedUnit(unit.gap, out, _clamped(unit.words, start, max(0, unit.hint_end - start)), 0.0)
 
     def _speech_span(
         self, audio: F32, hint_start: int, hint_end: int, *, clamp: bool = True
@@ -268,3 +254,11 @@ class UnitConditioner:
             gain_db = 20 * math.log10(gain)
         out *= np.float32(gain)
         return gain_db
+
+
+def _clamped(words: tuple[WordMark, ...], start: int, limit: int) -> tuple[WordMark, ...]:
+    """``words`` counted from ``start``, each edge within ``0..limit``."""
+    return tuple(
+        WordMark(w.word, min(max(w.start_sample - start, 0), limit), min(max(w.end_sample - start, 0), limit))
+        for w in words
+    )
