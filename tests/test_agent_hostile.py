@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from log_errors import own_errors
 from starlette.applications import Starlette
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -159,7 +160,7 @@ def test_max_calls_holds_against_40_twilio_streams_and_a_deep_message_frees_its_
     lines = [r.getMessage() for r in caplog.records if r.name.startswith("warmline")]
     deep_lines = [line for line in lines if "nested too deeply" in line]
     assert len(deep_lines) == 1 and "(protocol_error): twilio_malformed" in deep_lines[0], lines
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not own_errors(caplog.records)
 
 
 def test_a_reader_that_fails_ends_its_call_with_one_log_line_and_frees_its_slot(

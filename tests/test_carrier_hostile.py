@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from log_errors import own_errors
 from test_agent_hostile import DEEP, MAX_CALLS, STREAMS, agent_server, fetch, until
 from test_carrier_calls import CARRIERS, CarrierCase
 from test_webrtc_endpoint import NO_MUX_SDP
@@ -119,7 +120,7 @@ def test_deep_json_before_the_start_is_1008_and_after_it_ends_only_that_call(
     deep_lines = [line for line in lines if "nested too deeply" in line]
     assert len(deep_lines) == len(seen["codes"]) + 1, lines  # type: ignore[arg-type]
     assert sum(f"(protocol_error): {case.name}_malformed" in line for line in deep_lines) == 1, lines
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not own_errors(caplog.records)
 
 
 def test_max_calls_holds_over_every_route_at_once(
@@ -157,7 +158,7 @@ def test_max_calls_holds_over_every_route_at_once(
     assert seen["codes"] == [0] * MAX_CALLS + [1013] * (STREAMS - MAX_CALLS)
     assert seen["calls"] == MAX_CALLS and seen["taken"] == MAX_CALLS
     assert seen["offer"] == (503, "no room for another call")
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not own_errors(caplog.records)
 
 
 @pytest.mark.parametrize("case", CARRIERS, ids=[c.name for c in CARRIERS])

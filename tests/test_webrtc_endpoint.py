@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from log_errors import own_errors
 from starlette.applications import Starlette
 
 from transports.serve import serving
@@ -209,7 +210,7 @@ def test_a_failing_watchdog_ends_its_call_frees_its_slot_and_says_so_once(
         await endpoint.aclose()
 
     asyncio.run(main())
-    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    errors = own_errors(caplog.records)
     assert [r.getMessage() for r in errors] == ["webrtc-89abcdef: webrtc-89abcdef-watch failed"]
     assert errors[0].exc_info is not None and errors[0].exc_info[0] is RuntimeError
 
