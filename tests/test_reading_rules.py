@@ -66,8 +66,9 @@ MONEY = [
     ("$5 B in sales", "five billion dollars in sales"),
     ("£1.5 BN", "one point five billion pounds"),
     ("$50.00-$100.00", "fifty dollars to one hundred dollars"),
-    ("Pay USD 50 or EUR 1,200.50", "Pay fifty dollars or one thousand two hundred euros and fifty cents"),
-    ("pay USD 5 million now", "pay five million dollars now"),
+    ("Pay USD 50 or EUR 1,200.50", "Pay fifty US dollars or one thousand two hundred euros and fifty cents"),
+    ("pay USD 5 million now", "pay five million US dollars now"),
+    ("The fee is 25.00 USD, or 23 EUR.", "The fee is twenty-five US dollars, or twenty-three euros."),
     ("It's 2 for $5, or 3/$10.", "It's two for five dollars, or three for ten dollars."),
     ("CA$20 and AU$5", "twenty Canadian dollars and five Australian dollars"),
 ]  # fmt: skip
@@ -302,6 +303,16 @@ SENTENCE = [
 ]  # fmt: skip
 
 VOICE_BOT = [
+    ("Route No 136,138/4 runs",
+     "Route number one hundred thirty-six, one hundred thirty-eight slash four runs"),
+    ("What's 1/2 cup plus 2/3 cup?", "What's one half cup plus two thirds cup?"),
+    ("Tamil Nadu Dr. M.G.R. Medical University", "Tamil Nadu Doctor M.G.R. Medical University"),
+    ("Main St. N.E. is wide", "Main Street N.E. is wide"),
+    ("Foo ltd. is here", "Foo limited is here"),
+    ("Boarding begins at 0900 at gate B12.", "Boarding begins at oh nine hundred at gate B twelve."),
+    ("The sale runs Nov 24–Dec 1.", "The sale runs November twenty-fourth to December first."),
+    ("Use a 1/4-inch hex key.", "Use a quarter inch hex key."),
+    ("Drill 5/16-inch holes", "Drill five sixteenths inch holes"),
     ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
      "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
      "A. B one two three four for forty-nine dollars and ninety-nine cents."),

@@ -66,3 +66,16 @@ def test_a_language_without_a_reader_still_reads_long_numbers_in_groups() -> Non
     # a language read by ``reading.general`` says the grouped digits in its own words
     (french,) = SpeakableStage(ToneBackend.capabilities, language="fr").take(units("Ref " + "7" * 40 + "."))
     assert french.text == "Ref " + ", ".join(["sept sept sept sept"] * 10) + "."
+
+
+def test_a_quote_opened_in_an_earlier_clause_is_closed_after_a_number_not_read_as_inches() -> None:
+    """The segmenter may cut the first clause off a quoted sentence; the quote is still open in the
+    next unit, so '50".' closes it. A sentence's end forgets a quote an answer never closed."""
+    stage = SpeakableStage(ToneBackend.capabilities)
+    _, second = stage.take(
+        [Unit('"Iowa St 74,', 0, Boundary.CLAUSE), Unit('Texas A&M 50".', 1, Boundary.SENTENCE)]
+    )
+    assert "inch" not in second.text and second.text.endswith('fifty".')
+    stage.take([Unit('He said "yes.', 2, Boundary.SENTENCE)])
+    (measure,) = stage.take([Unit('The screen is 27".', 3, Boundary.SENTENCE)])
+    assert measure.text == "The screen is twenty-seven inches."

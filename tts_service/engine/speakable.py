@@ -30,10 +30,12 @@ from tts_service.engine.reading import LANGUAGES, Reading, read
 from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.reading.tags import extract
 from tts_service.engine.runs import cut_long_words, group_long_numbers
-from tts_service.engine.segmenter import Unit
+from tts_service.engine.segmenter import Boundary, Unit
 from tts_service.engine.textclean import clean_for_speech, has_speakable
 
 _FENCES = ("```", "~~~")
+#: a quote left open never reaches past these (an LLM that forgets to close one)
+_SENTENCE_ENDS = frozenset([Boundary.SENTENCE, Boundary.PARAGRAPH, Boundary.FLUSH])
 
 
 class SpeakableStage:
@@ -47,6 +49,7 @@ class SpeakableStage:
         self._language = _primary(language)
         self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
+        self._quote_open = False  # a double quote opened in an earlier unit of this sentence
 
     def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
         """Read the next units in ``language`` with ``lexicon`` (between turns)."""
@@ -75,8 +78,10 @@ class SpeakableStage:
             if self._language not in LANGUAGES:
                 spoken = group_long_numbers(spoken)
             reading = read(
-                spoken, self._language, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
-            )
+                spoken, self._language, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok,
+                quote_open=self._quote_open,
+            )  # fmt: skip
+            self._quote_open = reading.quote_open and unit.boundary not in _SENTENCE_ENDS
             if not reading.text:
                 continue
             text, counts = _cut_long_words(reading)
@@ -87,6 +92,7 @@ class SpeakableStage:
     def reset(self) -> None:
         """A new answer (or the rest of one dropped): outside any code block again."""
         self._in_code_block = False
+        self._quote_open = False
 
 
 def _primary(language: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tts_service.engine.reading.english import read_tokens
+from tts_service.engine.reading.english import read_tokens, read_unit_tokens
 from tts_service.engine.reading.general import general_reader
 from tts_service.engine.reading.lexicon import Lexicon
 from tts_service.engine.reading.overrides import fixed_readings
@@ -39,6 +39,8 @@ class Reading:
     text: str
     written: tuple[str, ...]
     counts: tuple[int, ...]
+    #: a double quote is left open at the unit's end (pass it to the next unit of the sentence)
+    quote_open: bool = False
 
 
 def read(
@@ -48,11 +50,14 @@ def read(
     lexicon: Lexicon | None = None,
     tagged: Sequence[Tagged] = (),
     phonemes_ok: bool = False,
+    quote_open: bool = False,
 ) -> Reading:
     """Read ``text`` (one unit, cleaned; tags already replaced by ``tags.extract``'s placeholders).
 
     ``phonemes_ok``: the model takes phonemes (``overrides.PHONEME_MARKUP``); otherwise phoneme
-    entries and tags read the word as written.
+    entries and tags read the word as written. ``quote_open``: an earlier unit of the sentence
+    left a double quote open (the previous unit's ``Reading.quote_open``), so a ``"`` after a
+    number closes it ('"Iowa St 74, Texas A&M 50".') instead of meaning inches.
     """
     written = text.split()
     words = _WORDS.get(language)
@@ -69,7 +74,7 @@ def read(
         read_plain=read_plain,
     )  # fmt: skip
     if words:
-        spoken = read_tokens(written, words, fixed)
+        spoken, quote_open = read_unit_tokens(written, words, fixed, quote_open)
     else:
         general = general_reader(language)
         plain = general.read(written) if general else written
@@ -87,4 +92,4 @@ def read(
                 spoken[before] += tag.value
     keep = [i for i in range(len(written)) if shown[i]]
     counts = tuple(len(spoken[i].split()) for i in keep)
-    return Reading(" ".join(s for s in spoken if s), tuple(shown[i] for i in keep), counts)
+    return Reading(" ".join(s for s in spoken if s), tuple(shown[i] for i in keep), counts, quote_open)

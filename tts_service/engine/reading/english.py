@@ -44,7 +44,7 @@ from tts_service.engine.reading.english_tokens import (
 from tts_service.engine.reading.english_units import PER_WORDS
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["read_tokens", "split_token"]
+__all__ = ["read_tokens", "read_unit_tokens", "split_token"]
 
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
@@ -58,16 +58,18 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
-_NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
+_JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
 class _Walk:
-    def __init__(self, tokens: list[str], words: NumberWords, fixed: dict[int, str]) -> None:
+    def __init__(
+        self, tokens: list[str], words: NumberWords, fixed: dict[int, str], quote_open: bool
+    ) -> None:
         self.fixed = fixed
         self.raw = tokens
         self.parts = [split_token(t) for t in tokens]
-        sentence.close_quotes(self.parts)  # '"Part 2" of': a closing quote, not inches
+        self.quote_open = sentence.close_quotes(self.parts, quote_open)  # '"Part 2" of': no inches
         self.cores = [p[1] for p in self.parts]
         self.w = words
         self.out: list[str] = [""] * len(tokens)
@@ -107,7 +109,12 @@ class _Walk:
         for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
             if said and " to " in said and self.core(k - 1).lower() == "between" and "-" in self.cores[k]:
                 self.out[k] = said.replace(" to ", " and ", 1)
-        return [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
+        wrapped = [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
+        for k in range(1, len(wrapped)):  # "25.00 USD,": a token said with the one before keeps its pause
+            pause = self.trail(k).rstrip(")]}\"'”’")
+            if not wrapped[k] and k not in self.fixed and pause[-1:] in ",.;:!?" and pause and wrapped[k - 1]:
+                wrapped[k - 1] = wrapped[k - 1].rstrip(",") + pause
+        return wrapped
 
     def _wrap(self, i: int, spoken: str | None) -> str:
         lead, core, trail = self.parts[i]
@@ -188,10 +195,12 @@ class _Walk:
         if spoken is not None and core[:1] in "$€£₹":
             spoken = sentence.money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
-            spoken = numbers_in(core, w)  # "!1", "45º&C": no number left unread (an address is web's)
+            spoken = w.numbers_in(core)  # "!1", "45º&C": no number left unread (an address is web's)
         if spoken is None and len(core) > 3 and core[:-1].isupper() and core.endswith("."):
             acronym = read_core(core[:-1], w, ctx)  # "4.25% APR.": no date follows, so no "Apr."
             spoken = None if acronym is None else acronym.rstrip(".") + "."
+        if spoken is None and any(c.isdigit() for c in core):  # "136,138/4": what web did not read
+            spoken = w.numbers_in(re.sub(r"[/@_]", lambda m: f" {_JOINERS[m.group()]} ", core))
         return core if spoken is None else spoken
 
     def _rangeable(self, core: str) -> bool:
@@ -244,11 +253,11 @@ class _Walk:
         if cur and right[:1].isdigit():
             right = cur.group(1) + right
         if both:  # "$250-$300": each amount with its own unit, as written
-            both_said = [read_money(side, w) or numbers_in(side, w) for side in (left, right)]
+            both_said = [read_money(side, w) or w.numbers_in(side) for side in (left, right)]
             return f"{both_said[0]} to {both_said[1]}"
         if cur:  # "$15-20": "fifteen to twenty dollars"
-            said_right = read_money(right, w) or numbers_in(right, w)
-            said_left = read_money(left, w) or numbers_in(left, w)
+            said_right = read_money(right, w) or w.numbers_in(right)
+            said_left = read_money(left, w) or w.numbers_in(left)
             unit = said_left.split()[-1] if said_left.split()[-1] in said_right else ""
             if unit and said_left.endswith(" " + unit) and " and " not in said_left:
                 said_left = said_left[: -len(unit) - 1]
@@ -273,7 +282,7 @@ class _Walk:
             if said is None and part.endswith("%"):
                 said = w.number(part[:-1]) + (" percent" if k == 1 else "")
             if said is None:
-                said = read_core(part, w, side) or numbers_in(part, w)
+                said = read_core(part, w, side) or w.numbers_in(part)
             pieces.append(said)
         return f"{pieces[0]} to {pieces[1]}"
 
@@ -419,6 +428,8 @@ class _Walk:
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
         forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
+        if forms and "." in core and (priced := amounts.code_amount(nxt, core, w)) is not None:
+            return self.set(i, priced, "")  # "25.00 USD": dollars and cents, the code said with them
         if forms:  # "20 USD", "5 €"
             return self.set(i, w.number(core), forms[1] if plural else forms[0])
         # "5 ft 10 in.": inches after feet, unless a word follows ("6 feet 1 in height")
@@ -428,7 +439,8 @@ class _Walk:
         risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
         if risky and (nxt in ("in", "x") or plural) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
-        if (clock := sentence.military_time(core, self.ctx(i).prev(), nxt, w)) is not None:
+        clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)
+        if clock is not None and nxt in ("hrs", "hours"):
             return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
         said_unit = unit_words(nxt, plural)
         if said_unit is None:
@@ -436,15 +448,18 @@ class _Walk:
         return self.set(i, w.number(core), said_unit)
 
 
-def numbers_in(text: str, w: NumberWords) -> str:
-    """ "!1" -> "! one": the numbers inside a token no rule read, in words; the rest as written."""
-    spaced = " ".join(_NUMBER_INSIDE.sub(lambda m: f" {w.number(m.group())} ", text).split())
-    return re.sub(r" ([,.;:!?])", r"\1", spaced)  # "1,2,3": "one, two, three"
-
-
 def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:
     """The spoken form of each written token (punctuation kept around it; "" for none).
 
     ``fixed``: token index -> spoken form decided elsewhere (a lexicon entry, a tag), taken as is.
     """
-    return _Walk(tokens, words, fixed or {}).run()
+    return read_unit_tokens(tokens, words, fixed)[0]
+
+
+def read_unit_tokens(
+    tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None, quote_open: bool = False
+) -> tuple[list[str], bool]:
+    """``read_tokens`` for a unit of a sentence whose earlier units left a double quote open
+    (``quote_open``); also says whether one is open after this unit."""
+    walk = _Walk(tokens, words, fixed or {}, quote_open)
+    return walk.run(), walk.quote_open

@@ -94,13 +94,15 @@ _RACE_AFTER = frozenset(
 )
 _DASH_WORDS = frozenset(["-", "–", "—", "to", "through", "thru", "until"])
 _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
+_INITIALS = re.compile(r"^(?:[A-Z]\.){2,}[A-Z]?$")
 
 
-def close_quotes(parts: list[tuple[str, str, str]]) -> None:
-    """`"Part 2" of`: a double quote after a number that closes a quote opened before it in the
-    unit is that quote, not an inch mark, and so is one after four digits (no one measures 2011
-    inches: 'accessed April 1, 2011" Site'); the quote moves back to the token's trailing marks."""
-    open_quotes = 0
+def close_quotes(parts: list[tuple[str, str, str]], open_before: bool = False) -> bool:
+    """`"Part 2" of`: a double quote after a number that closes a quote opened before it (in the
+    unit, or in an earlier unit of its sentence: ``open_before``) is that quote, not an inch mark,
+    and so is one after four digits (no one measures 2011 inches: 'accessed April 1, 2011" Site');
+    the quote moves back to the token's trailing marks. True if a quote is left open."""
+    open_quotes = int(open_before)
     for k, (lead, core, trail) in enumerate(parts):
         if _INCHES.match(core):
             if open_quotes % 2 == 1 or re.match(r"^[1-9]\d{3}\"$", core):
@@ -109,6 +111,7 @@ def close_quotes(parts: list[tuple[str, str, str]]) -> None:
             continue
         open_quotes += (lead + core + trail).count('"') + (lead + core + trail).count("“")
         open_quotes -= (lead + core + trail).count("”")
+    return open_quotes % 2 == 1
 
 
 def estimated(core: str, next_raw: str) -> str | None:
@@ -170,7 +173,10 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
     title = bare.title() if bare in ("dr", "st") else bare
     if title not in TITLES or title not in STREET_WORDS:
         return None
-    if prev_raw.istitle() and prev_raw.isalpha() and (not next_raw[:1].isupper() or next_raw in _QUARTERS):
+    quarter = next_raw.replace(".", "") in _QUARTERS  # "Oak Dr E", "Main St. N.E."
+    if _INITIALS.match(next_raw) and not quarter:
+        return TITLES[title]  # "Tamil Nadu Dr. M.G.R. Medical University": a name's initials
+    if prev_raw.istitle() and prev_raw.isalpha() and (not next_raw[:1].isupper() or quarter):
         return STREET_WORDS[title]  # "Oak Dr. is closed", "Oak Dr E"
     if (
         not next_raw[:1].isupper()
@@ -276,6 +282,10 @@ def race(num: str, prev: str, next_word: str, marked: bool) -> bool:
     )
 
 
+#: words that go on an arithmetic question after a number ("what's 10/2 plus 3?")
+MATH_WORDS = frozenset(
+    ["plus", "minus", "times", "over", "divided", "multiplied", "equals", "mod", "and", "or"]
+)
 _CALCULATE = frozenset(["solve", "calculate", "compute", "evaluate", "what's", "whats", "subtract", "divide"])
 
 

@@ -34,6 +34,12 @@ def month_day(walk: Walk, i: int) -> int:
     if month and days and 1 <= int(days.group(1)) < int(days.group(2)) <= 31:  # "Mar 3-5"
         said = f"{walk.w.ordinal(int(days.group(1)))} to {walk.w.ordinal(int(days.group(2)))}"
         return walk.set(i, MONTH_NAMES[month - 1], said)
+    glued = re.match(r"^(\d{1,2})[-–—]([A-Za-z]{3,9}\.?)$", walk.core(i + 1)) if not walk.trail(i) else None
+    to_month = td.month_number(glued.group(2)) if glued else None
+    last_day = _day_of_month(walk.core(i + 2)) if glued and not walk.trail(i + 1) else None
+    if month and glued and to_month and last_day and 1 <= int(glued.group(1)) <= 31:  # "Nov 24–Dec 1"
+        said = f"{walk.w.ordinal(int(glued.group(1)))} to {MONTH_NAMES[to_month - 1]}"
+        return walk.set(i, MONTH_NAMES[month - 1], said, walk.w.ordinal(last_day))
     day = _day_of_month(walk.core(i + 1))
     if month is None and walk.core(i) == "may" and day is not None:  # "may 17, 2010", "by may 3"
         dated = walk.core(i - 1).lower() in _DATE_WORDS or _year_at(walk, i + 2) is not None

@@ -250,7 +250,8 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
 
 
 _PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
-_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?)-(?P<word>[A-Za-z]+)$")  # "1st-time"
+#: "1st-time", "7.2-millimeter", "1/4-inch"
+_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2})-(?P<word>[A-Za-z]+)$")
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
 _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)

@@ -32,7 +32,8 @@ CURRENCY_SYMBOLS: dict[str, tuple[str, str, str, str]] = {
     "CHF": ("Swiss franc", "Swiss francs", "centime", "centimes"),
 }
 CURRENCY_CODES: dict[str, tuple[str, str, str, str]] = {
-    "USD": CURRENCY_SYMBOLS["$"], "EUR": CURRENCY_SYMBOLS["€"], "GBP": CURRENCY_SYMBOLS["£"],
+    "USD": ("US dollar", "US dollars", "cent", "cents"),  # the code is written to say which dollars
+    "EUR": CURRENCY_SYMBOLS["€"], "GBP": CURRENCY_SYMBOLS["£"],
     "JPY": CURRENCY_SYMBOLS["¥"], "INR": CURRENCY_SYMBOLS["₹"], "CHF": CURRENCY_SYMBOLS["CHF"],
     "CAD": CURRENCY_SYMBOLS["C$"], "AUD": CURRENCY_SYMBOLS["A$"], "BRL": CURRENCY_SYMBOLS["R$"],
     "MXN": ("Mexican peso", "Mexican pesos", "centavo", "centavos"),
@@ -111,7 +112,8 @@ ABBREVIATIONS: dict[str, str] = {
     "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
     "Corp.": "Corporation",
     "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
-    "Ltd.": "Limited", "Co.": "Company", "Jan.": "January", "Feb.": "February", "Mar.": "March",
+    "Ltd.": "Limited", "ltd.": "limited", "ltd": "limited", "Pvt.": "Private", "Co.": "Company",
+    "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
 }  # fmt: skip

@@ -57,6 +57,7 @@ _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
+_COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 #: ...but these capitals are the unit after a spaced number too ("57 L", "65 W", "12 V"): a letter
@@ -165,7 +166,9 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
     if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
         return expiry  # "expires 09/27"
-    of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None  # "what is 3/4 of 12"
+    # "what is 3/4 of 12", "what's 1/2 cup plus 2/3 cup": a part of something, no division
+    of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None
+    of = of or (not ctx.punctuated and ctx.next_word.isalpha() and ctx.next_word not in sentence.MATH_WORDS)
     if sentence.asks_to_calculate(ctx.before) and not m.group("th") and not of:
         return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
     dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
@@ -191,7 +194,7 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
-    if 1 <= n <= 12 and 1 <= b <= 31 and not (measured and n < b):
+    if 1 <= n <= 12 and 1 <= b <= 31 and not measured:  # "3/2 cups" is no March 2nd
         return td.month_day(n, b, w)
     if n < b and b > 16 and b not in (32, 64):  # "720/850": a score, not seven hundred twenty 850ths
         return f"{w.cardinal(n)} out of {w.cardinal(b)}"
@@ -342,6 +345,10 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
+    if (m := _COMMON_FRACTION.match(part)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
+        n, b = int(m.group(1)), int(m.group(2))  # "a 1/4-inch key": "a quarter inch key"
+        name = _DENOMS[b] if b in _DENOMS else (w.ordinal(b), w.ordinal(b) + "s")
+        return name[0] if n == 1 else f"{w.cardinal(n)} {name[1]}"
     if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
     return None

@@ -8,11 +8,14 @@ kept here because num2words has no such reading.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from num2words import num2words
 
 __all__ = ["NumberWords"]
+
+_NUMBER_INSIDE = re.compile(r"\d+(?:\.\d+)?")
 
 #: beyond the trillions a number is read digit by digit
 _MAX_CARDINAL = 10**15
@@ -85,6 +88,11 @@ class NumberWords:
             (self.digit_groups(plain) if len(plain) > 21 else self.cardinal(int(plain))) if plain else "zero"
         )
         return whole + " point " + self.digits(fraction)
+
+    def numbers_in(self, text: str) -> str:
+        """ "!1" -> "! one": the numbers inside a token no rule read, in words; the rest as written."""
+        spaced = " ".join(_NUMBER_INSIDE.sub(lambda m: f" {self.number(m.group())} ", text).split())
+        return re.sub(r" ([,.;:!?])", r"\1", spaced)  # "1,2,3": "one, two, three"
 
     def number(self, text: str) -> str:
         """A written number ("1,250", "3.5", "-2", ".5") in words; leading zeros read digit by digit."""
