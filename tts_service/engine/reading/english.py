@@ -75,9 +75,12 @@ class _Walk:
         self.out: list[str] = [""] * len(tokens)
 
     def ctx(self, i: int) -> Context:
-        before = tuple(
-            c.lower()[:-1] if c[1:] and c[-1] == "#" else c.lower() for c in self.cores[max(0, i - 3) : i]
-        )
+        start = max(0, i - 3)
+        for k in range(i - 1, start - 1, -1):  # "NO. 4; PAGE 276": no word before a ';' or '.' counts
+            if any(mark in self.trail(k) for mark in ";.!?"):
+                start = k + 1
+                break
+        before = tuple(c.lower()[:-1] if c[1:] and c[-1] == "#" else c.lower() for c in self.cores[start:i])
         nxt = self.cores[i + 1] if i + 1 < len(self.cores) else ""
         prev_raw = self.cores[i - 1] if i > 0 else ""
         after = self.core(i + 2)
@@ -136,6 +139,9 @@ class _Walk:
             trail = "."  # "Ave." ends the sentence too
         if spoken.endswith(".") and trail.startswith("."):
             trail = trail[1:]  # "my HOA.": "H O A." ends the sentence once
+        unit = re.split(r"[-\d]", core)[-1]
+        if trail[:2] == "." and self.core(i + 1)[:1].islower() and unit and unit_words(unit, False):
+            trail = ""  # "3 tbsp. of butter", "a 12-oz. can": the unit's period ends no sentence
         return lead + spoken + trail if core else self.raw[i]
 
     def set(self, i: int, *spoken: str) -> int:
@@ -437,7 +443,9 @@ class _Walk:
         after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
         place = self.core(i - 1).lower().rstrip(".") in PLACE_WORDS
         risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
-        if risky and (nxt in ("in", "x") or plural) and not after_feet:
+        # "10.49 s,", "8,849 m (29,032 ft)": a unit when the clause ends on it
+        closed = nxt.islower() and (self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "(")
+        if risky and (nxt in ("in", "x") or (plural and not closed)) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)
         if clock is not None and nxt in ("hrs", "hours"):

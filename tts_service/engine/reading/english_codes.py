@@ -40,7 +40,8 @@ def spell_code(core: str, w: NumberWords) -> str:
     """ "4410-AZ" -> "four four one zero, A. Z"; "COVID-19" -> "COVID nineteen"."""
     groups: list[str] = []
     head = core.split("-")[0]
-    for part in re.split(r"[-/]", core):
+    parts = re.split(r"([-/])", core)
+    for part in parts[::2]:
         pieces: list[str] = _GROUP.findall(part)
         out: list[str] = []
         for i, p in enumerate(pieces):
@@ -61,7 +62,10 @@ def spell_code(core: str, w: NumberWords) -> str:
             else:
                 out.append(w.letters(p))
         groups.append(" ".join(out))
-    return ", ".join(groups)
+    said = groups[0]
+    for mark, group in zip(parts[1::2], groups[1:], strict=True):  # a dash is a pause, a slash is said
+        said += (" slash " if mark == "/" else ", ") + group  # "123/2617/2021"
+    return said
 
 
 def _pronounceable(p: str) -> bool:

@@ -185,7 +185,7 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
     ):
         return None  # "Oak St. Apt 4"
     possessive = prev_raw.endswith(("'s", "’s"))
-    if possessive or prev_raw.isdigit() or (bare.islower() and not prev_raw[:1].isupper()):
+    if possessive or prev_raw.isdigit() or bare.islower():  # "Takes dr Fauver", "st Martin's Press"
         return TITLES[title]
     return None
 

@@ -45,7 +45,7 @@ __all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
 _NUMBER = re.compile(rf"^[-−+]?(?:{NUM})$")
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
 _ORDINAL = re.compile(r"^(?P<n>\d[\d,]{0,25})(?:st|nd|rd|th|ST|ND|RD|TH)$")
-_DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0))['’]?s$")
+_DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0)|['’]?(?P<aughts>00))['’]?s$")
 _FRACTION = re.compile(r"^(?P<a>\d{1,12}(?:\.\d+)?)/(?P<b>\d{1,12})(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
 _GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
 _FEET = re.compile(
@@ -57,6 +57,9 @@ _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
+#: what a year names before it ("the 2024 season")
+_YEARLY = frozenset(["season", "election", "elections", "census", "budget", "edition", "model", "class",
+                     "tournament", "championship", "campaign", "draft", "olympics", "vintage"])  # fmt: skip
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
@@ -157,6 +160,12 @@ def _year_like(ctx: Context) -> bool:
     """A year in 1100-2099 next to a year word, before punctuation or a word that starts a clause."""
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
+    if (
+        ctx.prev() in ("the", "a", "its", "their", "his", "her")
+        and not ctx.punctuated
+        and (ctx.next_raw[:1].isupper() or ctx.next_word in _YEARLY)
+    ):
+        return True  # "the 2011 World Series", "a 1967 Mustang", "the 2024 season"
     return sentence.year_after(ctx.before) or sentence.clause_follows(
         ctx.next_word, ctx.punctuated or bool(ctx.next_lead)
     )
@@ -166,6 +175,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
     if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
         return expiry  # "expires 09/27"
+    if ctx.prev() in ("no", "no.", "number", "#") and not m.group("th"):
+        return f"{w.number(a)} slash {w.number(m.group('b'))}"  # "Route No 138/3": a name, no fraction
     # "what is 3/4 of 12", "what's 1/2 cup plus 2/3 cup": a part of something, no division
     of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None
     of = of or (not ctx.punctuated and ctx.next_word.isalpha() and ctx.next_word not in sentence.MATH_WORDS)
@@ -402,6 +413,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := _ORDINAL.match(core)) is not None:
         return w.ordinal(int(m.group("n").replace(",", "")))
     if (m := _DECADE.match(core)) is not None:
+        if m.group("aughts"):
+            return "two thousands"  # "the '00s"
         if m.group("short"):
             return w.cardinal(int(m.group("short")))[:-1] + "ies"
         year = w.year(int(m.group("y")))
