@@ -326,6 +326,9 @@ VOICE_BOT = [
     ("New York: st Vladimir's Press", "New York: Saint Vladimir's Press"),
     ("Takes dr Fauver home", "Takes Doctor Fauver home"),
     ("Route No 138/3", "Route number one hundred thirty-eight slash three"),
+    ("Albany, N.Y., is the capital.", "Albany, New York, is the capital."),
+    ("I live in Albany, N.Y.", "I live in Albany, New York."),
+    ("Washington, D.C.", "Washington, D.C."),
     ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
      "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
      "A. B one two three four for forty-nine dollars and ninety-nine cents."),

@@ -173,10 +173,11 @@ class _Walk:
         zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
         last = i + 1 == len(self.cores)
         ends = last or self.trail(i)[:1] in (",", ".", ";")
+        state = core.replace(".", "") if re.match(r"^[A-Z]\.[A-Z]\.$", core) else core  # "Albany, N.Y."
         if sentence.is_state(
-            core, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
+            state, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
         ):  # fmt: skip
-            return STATES[core]
+            return STATES[state] + ("." if state != core and last and not self.trail(i) else "")
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
             return w.digits(core)
         if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
