@@ -58,6 +58,10 @@ _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "milli
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
 _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
+#: words that follow a measure, not a letter ("5,895 m above sea level")
+_AFTER_MEASURE = frozenset(
+    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart"]
+)
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
@@ -319,6 +323,7 @@ class _Walk:
             or self._house_number(i)
             or self._spaced_decade(i)
             or spans.dimensions(self, i)
+            or spans.rooms(self, i)
             or spans.mixed(self, i)
             or self._range_unit(i)
             or self._number_unit(i)
@@ -366,6 +371,8 @@ class _Walk:
         core = self.core(i)
         if not (_PLAIN_INT.match(core) and 1 <= len(core) <= 5 and not self.trail(i)):
             return 0
+        if self.core(i + 1) == "Broadway":  # the street with no street word
+            return self.set(i, paired(core, self.w))
         for k in range(i + 2, min(i + 5, len(self.cores))):
             bare = self.core(k).rstrip(".")
             bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
@@ -445,7 +452,8 @@ class _Walk:
         place = self.core(i - 1).lower().rstrip(".") in PLACE_WORDS
         risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
         # "10.49 s,", "8,849 m (29,032 ft)": a unit when the clause ends on it
-        closed = nxt.islower() and (self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "(")
+        closed = self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "("
+        closed = nxt.islower() and (closed or self.core(i + 2).lower() in _AFTER_MEASURE)
         if risky and (nxt in ("in", "x") or (plural and not closed)) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)

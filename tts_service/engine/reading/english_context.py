@@ -97,6 +97,15 @@ _YEAR = re.compile(r"^(?:1[1-9]\d\d|20\d\d)$")
 _INITIALS = re.compile(r"^(?:[A-Z]\.){2,}[A-Z]?$")
 
 
+#: tax forms named by their number, said in pairs ("Form 1040": ten forty)
+_TAX_FORMS = frozenset(["1040", "1099", "1098", "1095", "1065", "1120", "8821", "2848", "4868", "8962"])
+
+
+def tax_form(number: str, prev: str) -> bool:
+    """ "Form 1040", "your 1040", "file a 1099": a tax form by its number, not a quantity."""
+    return number in _TAX_FORMS and prev in ("form", "your", "my", "the", "a", "his", "her", "their", "file")
+
+
 def close_quotes(parts: list[tuple[str, str, str]], open_before: bool = False) -> bool:
     """`"Part 2" of`: a double quote after a number that closes a quote opened before it (in the
     unit, or in an earlier unit of its sentence: ``open_before``) is that quote, not an inch mark,
@@ -127,7 +136,13 @@ def masked_digits(core: str, w: NumberWords) -> str | None:
     return None if m is None else w.digits(m.group(1))
 
 
-def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str | None:
+#: nouns whose number "no." names, though the number comes later ("your claim no. is 58213")
+_NUMBERED_NOUNS = frozenset(["claim", "policy", "case", "account", "order", "invoice", "reference", "ref",
+                             "ticket", "member", "serial", "model", "part", "item", "phone", "tel", "booking",
+                             "confirmation", "tracking", "flight", "room", "route"])  # fmt: skip
+
+
+def no_word(core: str, next_raw: str, first: bool, next_lead: str = "", prev: str = "") -> str | None:
     """ "No. 5", "NO 88", "Route No 138", "p. 62", "VOL 24": "number", "page"... before a number;
     "no." with no number after is the word no ("he shook his head no."), its period kept. None: not
     one of these."""
@@ -135,6 +150,7 @@ def no_word(core: str, next_raw: str, first: bool, next_lead: str = "") -> str |
         return None
     numbered = (next_raw[:1].isdigit() or next_raw[:1] == "#") and not next_lead  # "Davidson NO (1995)"
     numbered = numbered or (core.lower() == "no." and any(c.isdigit() for c in next_raw))  # "no. SN-99A"
+    numbered = numbered or (core.lower() == "no." and prev in _NUMBERED_NOUNS)  # "claim no. is"
     if numbered and not (first and core == "No"):  # "No 2 people are alike"
         return _COUNTED[core.rstrip(".").lower()]
     if core.endswith(".") and core[:-1].lower() == "no":

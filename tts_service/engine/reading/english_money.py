@@ -15,7 +15,7 @@ __all__ = ["NUM", "amount_words", "code_amount", "deal", "read_money"]
 NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _CUR = "|".join(re.escape(c) for c in sorted(CURRENCY_SYMBOLS, key=len, reverse=True))
 _MONEY = re.compile(
-    rf"^(?P<neg>[-−+]?)(?:(?P<cur>{_CUR})(?P<num>{NUM})|(?P<num2>{NUM})(?P<cur2>[€£¥₹]))"
+    rf"^(?P<neg>[-−+]?)(?:(?P<cur>{_CUR})(?P<neg2>[-−]?)(?P<num>{NUM})|(?P<num2>{NUM})(?P<cur2>[€£¥₹]))"
     r"(?P<scale>k|K|m|M|mn|MM|b|B|bn|t|T|tn)?$"
 )
 _DEAL = re.compile(r"^(?P<n>[1-9]\d?)/(?P<price>[$€£]\d[\d,.]*)$")
@@ -54,7 +54,7 @@ def read_money(core: str, w: NumberWords, scale_word: str = "") -> str | None:
     if m is None:
         return None
     forms = CURRENCY_SYMBOLS[m.group("cur") or m.group("cur2")]
-    neg = "minus " if m.group("neg") in ("-", "−") else ""
+    neg = "minus " if m.group("neg") in ("-", "−") or m.group("neg2") else ""  # "-$15", "$-12.75"
     scale = SCALES.get(m.group("scale") or "", "") or scale_word
     return amount_words(m.group("num") or m.group("num2"), forms, w, neg=neg, scale=scale)
 

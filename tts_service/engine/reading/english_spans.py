@@ -14,7 +14,7 @@ from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["Walk", "before_noun", "dimensions", "grouped_id", "mixed"]
+__all__ = ["Walk", "before_noun", "dimensions", "grouped_id", "mixed", "rooms"]
 
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?['′\"″]?$")
 _TIMES = frozenset(["x", "X", "×", "by"])
@@ -108,3 +108,34 @@ def before_noun(walk: Walk, i: int, prev: str) -> bool:
     """A measure used as an adjective says its unit once: "a 10 GB plan", "the 20 lb bag"."""
     noun = walk.core(i + 2)
     return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None
+
+
+_ROOMS = re.compile(r"^(?P<beds>\d{1,2})?(?:bd|br|bdrm|beds?)/(?P<baths>\d(?:\.5)?)(?P<ba>ba|baths?)?$", re.I)
+
+
+def rooms(walk: Walk, i: int) -> int:
+    """ "3 bd/2 ba", "3BR/2BA": a listing's bedrooms and bathrooms, each with its count; before a
+    noun, as its adjective ("a 3BR/2BA condo": a three bedroom, two bath condo)."""
+    glued = _ROOMS.match(walk.core(i))
+    if glued and glued.group("beds") and glued.group("ba"):
+        before_noun = noun_after_measure(walk.core(i - 1).lower(), walk.core(i + 1)) and not walk.trail(i)
+        return walk.set(i, _rooms_said(glued.group("beds"), glued.group("baths"), walk.w, before_noun))
+    split = _ROOMS.match(walk.core(i + 1))
+    baths_word = walk.core(i + 2).lower().rstrip(".") in ("ba", "bath", "baths")
+    counted = walk.core(i).isdigit() and not walk.trail(i)
+    if not (split and not split.group("beds") and baths_word and counted):
+        return 0
+    before_noun = noun_after_measure(walk.core(i - 1).lower(), walk.core(i + 3)) and not walk.trail(i + 2)
+    beds, baths = _rooms_said(walk.core(i), split.group("baths"), walk.w, before_noun).split(", ")
+    number, _, bedrooms = beds.partition(" ")
+    count, _, bathrooms = baths.rpartition(" ")
+    return walk.set(i, number, f"{bedrooms}, {count}", bathrooms)
+
+
+def _rooms_said(beds: str, baths: str, w: NumberWords, before_noun: bool) -> str:
+    bath_count = w.cardinal(int(float(baths))) + (" and a half" if baths.endswith(".5") else "")
+    if before_noun:
+        return f"{w.cardinal(int(beds))} bedroom, {bath_count} bath"
+    bedrooms = "bedroom" if beds == "1" else "bedrooms"
+    bathrooms = "bathroom" if baths == "1" else "bathrooms"
+    return f"{w.cardinal(int(beds))} {bedrooms}, {bath_count} {bathrooms}"

@@ -79,6 +79,7 @@ UNITS: dict[str, tuple[str, str]] = {
     "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
     "°": ("degree", "degrees"), "sq ft": ("square foot", "square feet"),
     "sqft": ("square foot", "square feet"),
+    "bd": ("bedroom", "bedrooms"), "bdrm": ("bedroom", "bedrooms"), "ba": ("bathroom", "bathrooms"),
     "m²": ("square meter", "square meters"), "m2": ("square meter", "square meters"),
     "km²": ("square kilometer", "square kilometers"), "cal": ("calorie", "calories"),
     "kcal": ("kilocalorie", "kilocalories"), "psi": ("p s i", "p s i"), "x": ("times", "times"),
@@ -446,6 +447,7 @@ FILE_EXTENSIONS = frozenset(
 
 SYMBOL_WORDS: dict[str, str] = {
     "&": "and", "+": "plus", "=": "equals", "@": "at", "%": "percent", "#": "number", "×": "times",
+    "§": "section", "§§": "sections", "¶": "paragraph",
     "÷": "divided by", "~": "about", "≈": "about", "<": "less than", ">": "greater than",
     "±": "plus or minus", ">=": "greater than or equal to", "<=": "less than or equal to",
     "≥": "greater than or equal to", "≤": "less than or equal to", "!=": "not equal to", "≠": "not equal to",

@@ -60,6 +60,9 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: what a year names before it ("the 2024 season")
 _YEARLY = frozenset(["season", "election", "elections", "census", "budget", "edition", "model", "class",
                      "tournament", "championship", "campaign", "draft", "olympics", "vintage"])  # fmt: skip
+#: what a three-digit decimal with no leading zero is before (baseball's way of writing them)
+_AVERAGES = frozenset(["batting", "average", "avg", "hitter", "slugging", "on-base", "obp", "winning"])
+_HEX = re.compile(r"^0[xX][0-9A-Fa-f]{2,16}$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
@@ -99,14 +102,16 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     body = num.lstrip("-−+")
     plain = body.replace(",", "")
     sign = "plus " if num[:1] == "+" else ""
+    if re.match(r"^\.\d{3}$", num) and ctx is not None and ctx.next_word in _AVERAGES:
+        return roles.paired(num[1:], w)  # "a .312 batting average": three twelve
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         clock = sentence.military_time(plain, ctx.prev(), ctx.next_word, w) if len(plain) == 4 else None
         if clock is not None:
             return clock  # "leaves at 0730"
-        if len(plain) == 4 and ctx.next_word in ("form", "forms"):
-            return roles.paired(plain, w)  # "1099 forms": ten ninety-nine
+        if len(plain) == 4 and (ctx.next_word in ("form", "forms") or sentence.tax_form(plain, ctx.prev())):
+            return roles.paired(plain, w)  # "1099 forms", "Form 1040", "your 1040": ten forty
         if ctx.prev() == "#" and len(plain) <= 4:
             return roles.reference(plain, w)  # "(# 123)" as "#123"
         near = ctx.before[-3:]
@@ -130,6 +135,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         # "Member since 2019" is a year; "card ending in 1234" is not ("in" is no year word beside "ending")
         dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
+        if ctx.prev() == "port" and len(plain) >= 3:
+            return w.digits(plain)  # "port 443": a network port, digit by digit
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
             len(plain) >= 3 and (DIGIT_CONTEXT.intersection(near) or "digits" in near) and not dated
         ):
@@ -253,7 +260,7 @@ def read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
 
 def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if core in sentence.NUMBER_WORDS and (
-        counted := sentence.no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead)
+        counted := sentence.no_word(core, ctx.next_raw, not ctx.before, ctx.next_lead, ctx.prev())
     ):
         return counted
     if (reading := sentence.estimated(core, ctx.next_raw) or sentence.masked_digits(core, w)) is not None:
@@ -267,7 +274,7 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if re.match(
         r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]{1,3}\d[A-Z\d]*$", core
     ):  # "#A1234", "#123-456" (a word and digits, "#COVID19", is a tag)
-        return "number " + spell_code(core[1:], w)
+        return _number_sign(ctx) + spell_code(core[1:], w)
     if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
         return "number " + place  # "seat #14C"
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
@@ -275,12 +282,14 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return web.read_tag(core, w)
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
         return plan  # "a 401k plan", "the 49ers"
+    if _HEX.match(core):  # "error 0x80070005": zero x, then each digit and letter
+        return "zero x " + " ".join(w.digits(c) if c.isdigit() else w.letters(c) for c in core[2:])
     if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
         return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
         return w.digits(core[:-1]) + " pound"
     if core[0] == "#" and core[1:].isdigit():
-        return "number " + roles.reference(core[1:], w)
+        return _number_sign(ctx) + roles.reference(core[1:], w)
     if core in SYMBOL_WORDS:
         return SYMBOL_WORDS[core]
     if (symbols := symbol_run(core)) is not None:
@@ -290,6 +299,11 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if not any(c.isdigit() for c in core):
         return _read_word(core, w, ctx)
     return _read_numeric(core, w, ctx)
+
+
+def _number_sign(ctx: Context) -> str:
+    """ "order #58213": number; "claim number is #CLM-2026-0044": said once, the '#' silent."""
+    return "" if {"number", "no", "no.", "num"}.intersection(ctx.before[-3:]) else "number "
 
 
 def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
@@ -321,6 +335,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
+    if bare in ("Jr", "Sr") and ctx.prev_raw.istitle() and ctx.prev_raw.isalpha():
+        return TITLES[bare]  # "Robert Hayes Jr., so": a generation after a name
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
     generation = bare == "Gen" and ctx.next_raw in ("X", "Y", "Z", "Alpha")  # "Gen. Z buyers"
     if bare in TITLES and (title_next or not ctx.before) and not street and not generation:
