@@ -181,7 +181,7 @@ def year_after(before: tuple[str, ...]) -> bool:
     return len(before) >= 2 and before[-1] in _DASH_WORDS and _YEAR.match(before[-2]) is not None
 
 
-def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
+def title_or_street(bare: str, prev_raw: str, next_raw: str, dotted: bool = False) -> str | None:
     """ "Trek's Dr. McCoy", "in 1366 Dr. King", "dr Smith", "st Louis": a title before a name when
     no street's name stands before it (a possessive or a bare number is no street's name); after a
     name and before a lower-case word or nothing, a street ("Oak Dr. is closed", "Queen st via").
@@ -201,7 +201,10 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str) -> str | None:
     ):
         return None  # "Oak St. Apt 4"
     possessive = prev_raw.endswith(("'s", "’s"))
-    if possessive or prev_raw.isdigit() or bare.islower():  # "Takes dr Fauver", "st Martin's Press"
+    if bare.islower() and dotted and prev_raw.istitle() and prev_raw.isalpha():
+        return STREET_WORDS[title] + "."  # "Grey st. The fare is": a street after a name ends the sentence
+    lower_title = bare.islower()
+    if possessive or prev_raw.isdigit() or lower_title:  # "Takes dr Fauver", "st Martin's Press"
         return TITLES[title]
     return None
 

@@ -327,7 +327,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         ctx.next_raw[:1].isdigit() or ctx.next_raw[:1] == "#"
     ):
         return STREET_WORDS[bare.title()]  # "apt 2B", "ste 110", "Fl 3"
-    named = sentence.title_or_street(bare, ctx.prev_raw, ctx.next_raw)
+    named = sentence.title_or_street(bare, ctx.prev_raw, ctx.next_raw, core.endswith("."))
     if (named := named or sentence.road_direction(bare, ctx.prev_raw, ctx.before)) is not None:
         return named
     converting = ctx.prev() in ("in", "to", "into") and any(b[:1].isdigit() for b in ctx.before)
