@@ -325,6 +325,8 @@ VOICE_BOT = [
     ("Ref 123/2617/2021", "Ref one two three slash two six one seven slash two zero two one"),
     ("New York: st Vladimir's Press", "New York: Saint Vladimir's Press"),
     ("Takes dr Fauver home", "Takes Doctor Fauver home"),
+    ("made in mt View, California", "made in Mount View, California"),
+    ("a 6 ft Tall shelf", "a six feet Tall shelf"),
     ("Pitt st, & Grey st. The fare is low.", "Pitt Street, and Grey Street. The fare is low."),
     ("Route No 138/3", "Route number one hundred thirty-eight slash three"),
     ("Albany, N.Y., is the capital.", "Albany, New York, is the capital."),

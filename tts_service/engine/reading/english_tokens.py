@@ -335,6 +335,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
+    if bare in ("mt", "ft") and ctx.next_raw.istitle() and not any(c.isdigit() for c in ctx.prev_raw):
+        return TITLES[bare.title()]  # "in mt View", "ft Worth": a place's title in lower case
     if bare in ("Jr", "Sr") and ctx.prev_raw.istitle() and ctx.prev_raw.isalpha():
         return TITLES[bare]  # "Robert Hayes Jr., so": a generation after a name
     title_next = ctx.next_raw[:1].isupper() and not ctx.punctuated
