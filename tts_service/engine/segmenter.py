@@ -60,8 +60,8 @@ _RANGE_START = re.compile(r"(?:\d|(?:\d|\b)[aApP]\.?[mM]\.?|\b(?:Mon|Tue|Wed|Thu
 _WEEKDAY_COMMA = re.compile(r"^\(?(?:Mon|Tues?|Weds?|Thu(?:rs?)?|Fri|Sat|Sun)\.?,$")
 _NAMES_A_NUMBER = re.compile(
     r"^(?:ID|PIN|OTP|[Cc]ode|[Pp]asscode|[Nn]umber|#|[Rr]ef|[Rr]eference|[Aa]ccount|[Ee]xt|EXT|[Ee]xtension|[Oo]rder"
-    r"|[Cc]onfirmation|[Tt]racking|[Ii]nvoice|[Cc]ase|[Cc]laim|[Pp]olicy|[Tt]icket):$"
-)  # "Ext: 4021": the number stays with its name
+    r"|[Cc]onfirmation|[Tt]racking|[Ii]nvoice|[Cc]ase|[Cc]laim|[Pp]olicy|[Tt]icket|[Pp]assword|PASSWORD):$"
+)  # "Ext: 4021", "Password: Blue42!Sky": what follows stays with its name
 _TAG_OPEN = re.compile(r"<(?:say-as|sub|phoneme|break)\b", re.IGNORECASE)
 _TAG_CLOSE = re.compile(r"</(?:say-as|sub|phoneme)\s*>|/>", re.IGNORECASE)
 _NUMBER_GOES_ON = "0123456789"

@@ -22,6 +22,7 @@ from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_codes import read_back
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
@@ -133,8 +134,8 @@ class _Walk:
             return ""
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
-        if "~" in lead or "≈" in lead:
-            lead = lead.replace("~", "about ").replace("≈", "about ")
+        if "~" in lead or "≈" in lead or "±" in lead:
+            lead = lead.replace("~", "about ").replace("≈", "about ").replace("±", "plus or minus ")
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
         if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
@@ -186,6 +187,12 @@ class _Walk:
             return w.digits(core)
         if len(core) <= 7 and (said := td.zone(core)) and re.search(r"(?:^|\d)[aApP]\.?[mM]\.?$", prev):
             return said  # "5 pm e.s.t", "5pm est"
+        if (secret := read_back(core, ctx.before, w)) is not None:
+            return secret  # "the password is Blue42!Sky"
+        if core in (">", "→", "»", "›") and prev[:1].isupper() and self.core(i + 1)[:1].isupper():
+            return "then"  # "tap Settings > Privacy": a menu's path
+        if re.match(r"^x\d{1,2}$", core) and not sum(map(str.isdigit, prev)) >= 7:
+            return "times " + w.number(core[1:])  # "earn x2 points"
         if core in ("#", "*") and prev.lower() in ("press", "hit", "dial", "enter", "tap"):
             return "pound" if core == "#" else "star"  # the phone's keys
         if (
@@ -231,6 +238,8 @@ class _Walk:
         if m is None or amount(core, self.w) is not None:  # "1-1/2" is one and a half
             return None
         left, right = m.groups()
+        if sentence.win_loss(left, right, ctx.prev(), ctx.next_word, ctx.after_next.lower()):
+            return f"{self.w.cardinal(int(left))} and {self.w.cardinal(int(right))}"  # "now 10-3"
         if (lettered := sentence.lettered_range(left, right, self.w)) is not None:
             return lettered  # "A–Z", "S–XL", "1990–present"
         per = re.match(r"^(.+)/([A-Za-z]+)$", right)
@@ -454,7 +463,8 @@ class _Walk:
         # "10.49 s,", "8,849 m (29,032 ft)": a unit when the clause ends on it
         closed = self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "("
         closed = nxt.islower() and (closed or self.core(i + 2).lower() in _AFTER_MEASURE)
-        if risky and (nxt in ("in", "x") or (plural and not closed)) and not after_feet:
+        inches = nxt == "in" and self.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
+        if risky and ((nxt in ("in", "x") and not inches) or (plural and not closed)) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)
         if clock is not None and nxt in ("hrs", "hours"):

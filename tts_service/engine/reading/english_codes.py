@@ -16,7 +16,8 @@ from tts_service.engine.reading.english_tables import ACRONYM_WORDS, CODE_CONTEX
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "model_number", "over_letter", "read_acronym", "retirement_plan", "spell_code", "symbol_run", "team_name",
+    "model_number", "over_letter", "read_acronym", "read_back", "retirement_plan", "spell_code", "symbol_run",
+    "team_name",
 ]  # fmt: skip
 
 _GROUP = re.compile(r"[A-Za-z]+|\d+")
@@ -153,3 +154,26 @@ def team_name(core: str, w: NumberWords) -> str | None:
         return None
     said = w.cardinal(int(core[:-3]))
     return (said[:-4] + "niners") if said.endswith("nine") else said + "ers"
+
+
+#: what a password's symbols are called when it is read back to a caller, one by one
+_SECRET_SYMBOLS = {**_SYMBOL_NAMES, "!": "exclamation point", "?": "question mark", "#": "pound",
+                   "$": "dollar sign", "&": "ampersand", "-": "dash", ".": "dot", ",": "comma", ":": "colon",
+                   ";": "semicolon", "'": "apostrophe", "(": "open parenthesis",
+                   ")": "close parenthesis"}  # fmt: skip
+_SECRET_WORDS = frozenset(["password", "passphrase", "pw", "pwd"])
+
+
+def read_back(core: str, before: tuple[str, ...], w: NumberWords) -> str | None:
+    """ "the password is Blue42!Sky": Blue, four two, exclamation point, Sky. A secret read back to
+    a caller is said piece by piece, its digits one by one and every symbol named; None when no
+    password word is near or the token is a plain word."""
+    last = before[-1] if before else ""
+    named = last in _SECRET_WORDS or (last == "is" and bool(_SECRET_WORDS.intersection(before)))
+    if not named or core.isalpha() or core.isdigit() or "://" in core or re.match(r"^\d+[-–]\d+$", core):
+        return None  # "the password is X" or "password: X", not "a password of 8-16 characters"
+    pieces = re.findall(r"[A-Za-z]+|\d|[^A-Za-z\d]", core)
+    if any(len(p) == 1 and not p.isalnum() and p not in _SECRET_SYMBOLS for p in pieces):
+        return None
+    said = [w.digits(p) if p.isdigit() else (p if p.isalpha() else _SECRET_SYMBOLS[p]) for p in pieces]
+    return " ".join(s for s in said if s)

@@ -319,6 +319,17 @@ _SIZES = frozenset(["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL
 _OPEN_END = frozenset(["present", "now", "today", "date"])
 
 
+def win_loss(left: str, right: str, prev: str, next_word: str, after_next: str) -> bool:
+    """ "the Chiefs are now 10-3", "a 10-3 record", "10-3 on the season": a team's wins and losses
+    ("ten and three"), not a range or a score."""
+    if not (left.isdigit() and right.isdigit() and len(left) <= 3 and len(right) <= 3):
+        return False
+    season = (next_word == "on" and after_next == "the") or (
+        next_word == "this" and after_next in ("season", "year")
+    )
+    return next_word == "record" or prev in ("now", "went", "finished", "improved") or season
+
+
 def lettered_range(left: str, right: str, w: NumberWords) -> str | None:
     """Ranges of what is no number: "A–Z", "S–XL" (letters or sizes: "S to X L"), "1990–present"
     (a year to now)."""

@@ -21,9 +21,9 @@ def split_token(token: str) -> tuple[str, str, str]:
     """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
     start, end = 0, len(token)
     while start < end and (
-        token[start] in _LEAD or (token[start] in "~≈" and token[start + 1 : start + 2] in _AMOUNT_START)
+        token[start] in _LEAD or (token[start] in "~≈±" and token[start + 1 : start + 2] in _AMOUNT_START)
     ):
-        start += 1  # "~5 min", "≈$20": the sign is said "about" before the amount
+        start += 1  # "~5 min", "≈$20", "±2°F": the sign is said before the amount
     while end > start and token[end - 1] in _TRAIL:
         end -= 1
     core = token[start:end]

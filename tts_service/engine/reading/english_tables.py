@@ -113,6 +113,7 @@ ABBREVIATIONS: dict[str, str] = {
     "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
     "Corp.": "Corporation",
     "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
+    "msg": "message", "msgs": "messages",
     "Ltd.": "Limited", "ltd.": "limited", "ltd": "limited", "Pvt.": "Private", "Co.": "Company",
     "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",

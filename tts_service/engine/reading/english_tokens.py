@@ -61,7 +61,17 @@ _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 _YEARLY = frozenset(["season", "election", "elections", "census", "budget", "edition", "model", "class",
                      "tournament", "championship", "campaign", "draft", "olympics", "vintage"])  # fmt: skip
 #: what a three-digit decimal with no leading zero is before (baseball's way of writing them)
-_AVERAGES = frozenset(["batting", "average", "avg", "hitter", "slugging", "on-base", "obp", "winning"])
+_AVERAGES = frozenset(
+    ["batting", "hitting", "average", "avg", "hitter", "slugging", "on-base", "obp", "winning"]
+)
+#: words around a 4K or 8K that make it a picture's resolution, not four thousand
+_SCREEN_NEXT = frozenset(
+    ["uhd", "hdr", "at", "resolution", "video", "videos", "streaming", "content", "60", "120"]
+)
+_SCREEN_BEFORE = frozenset(
+    ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
+)
+_WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
 _HEX = re.compile(r"^0[xX][0-9A-Fa-f]{2,16}$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
@@ -102,7 +112,11 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
     body = num.lstrip("-−+")
     plain = body.replace(",", "")
     sign = "plus " if num[:1] == "+" else ""
-    if re.match(r"^\.\d{3}$", num) and ctx is not None and ctx.next_word in _AVERAGES:
+    if (
+        re.match(r"^\.\d{3}$", num)
+        and ctx is not None
+        and (ctx.next_word in _AVERAGES or ctx.prev() in _AVERAGES)
+    ):
         return roles.paired(num[1:], w)  # "a .312 batting average": three twelve
     if "." in body or num[:1] in "-−":
         return sign + w.number(num)
@@ -135,6 +149,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
         # "Member since 2019" is a year; "card ending in 1234" is not ("in" is no year word beside "ending")
         dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
+        if ctx.prev() in ("error", "err", "http", "status") and len(plain) == 3:
+            return roles.paired(plain, w)  # "Error 404": four oh four
         if ctx.prev() == "port" and len(plain) >= 3:
             return w.digits(plain)  # "port 443": a network port, digit by digit
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
@@ -309,6 +325,9 @@ def _number_sign(ctx: Context) -> str:
 def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if web.is_domain(core) or web.is_file_name(core):
         return web.read_address(core, w)
+    if (per := _WORD_PER.match(core)) is not None:  # "15 GB of data/mo", "4 msgs/mo"
+        word, period = per.group(1), unit_words(per.group(2), False) or PER_WORDS[per.group(2).lower()][0]
+        return f"{ABBREVIATIONS.get(word.lower(), word)} per {period}"
     bare = core.rstrip(".")
     after_name = bool(ctx.before) and (ctx.prev()[:1].isdigit() or ctx.prev()[:1].isalpha())
     capital_before = ctx.prev_raw[:1].isupper() or ctx.prev_raw[:1].isdigit()
@@ -457,7 +476,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return said
     if (m := _GLUED_UNIT.match(core)) is not None:
         num, unit = m.group("num"), m.group("unit")
-        if unit == "K" and num in ("4", "5", "8") and ctx.next_word in roles.SHAPE_WORDS | {"uhd", "hdr"}:
+        screen = ctx.next_word in roles.SHAPE_WORDS | _SCREEN_NEXT or ctx.prev() in _SCREEN_BEFORE
+        if unit == "K" and num in ("4", "5", "8") and screen:
             return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
         if unit == "K" and sentence.race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
             return w.number(num) + " K"  # "the 5K": a race

@@ -36,6 +36,8 @@ _POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
 def _forms(unit: str) -> tuple[str, str] | None:
     if len(unit) == 1 and unit.isupper() and unit not in UNITS:
         return None  # "5G" is no gram
+    if re.match(r"^[A-Z]{2,}s$", unit):
+        return None  # "28 HRs", "94 RBIs": an acronym's plural, not hours
     forms = UNITS.get(unit) or _MORE.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
     if forms is not None:
         return forms
