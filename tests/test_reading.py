@@ -102,7 +102,7 @@ def test_numbers_and_codes_are_read_by_the_role_they_play(written: str, spoken: 
 
 KEPT_TOGETHER = [
     "Your visit is Wed, Mar 12 at 3pm.", "Meeting ID: 845 2231 9907.", "Code: 553 219 now.",
-    "Ext: 4021 or Order: 7731", "OTP: 551203", "Password: Tr0ub4dor&3",
+    "Ext: 4021 or Order: 7731", "OTP: 551203", "Password: Tr0ub4dor&3", "Visit us in Ft. Worth today.",
 ]  # fmt: skip
 
 

@@ -30,7 +30,7 @@ __all__ = [
 #: Words that end in a period without ending the sentence (compared lower-case, without the period).
 ABBREVIATIONS: frozenset[str] = frozenset(
     {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
-     "hon", "fr", "vs", "etc", "maj", "gov", "sen", "rep", "pres", "adm"}
+     "hon", "fr", "vs", "etc", "maj", "gov", "sen", "rep", "pres", "adm", "incl"}
 )  # fmt: skip
 #: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
@@ -77,8 +77,8 @@ def is_sentence_end(word: str, *, at_line_start: bool) -> bool:
     bare = EDGE_PUNCT.sub("", stem)
     if not bare:
         return True
-    if bare.lower() in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()):
-        return False  # "Dr.", "etc.", the initial in "J. Smith"
+    if bare.lower() in ABBREVIATIONS or (len(bare) == 1 and bare.isalpha()) or bare in ("Ft", "Attn"):
+        return False  # "Dr.", "etc.", the initial in "J. Smith", "Ft. Worth" (but "6 ft." may end one)
     if "." in bare and all(part.isalpha() and len(part) <= 2 for part in bare.split(".")):
         return False  # "e.g.", "U.S.", "a.m.", "Ph.D."; not "$3.50." or "example.com."
     # "1. " at the start of a line is a markdown list item, not the end of a sentence.

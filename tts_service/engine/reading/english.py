@@ -76,6 +76,7 @@ class _Walk:
         self.parts = [split_token(t) for t in tokens]
         self.quote_open = sentence.close_quotes(self.parts, quote_open)  # '"Part 2" of': no inches
         self.cores = [p[1] for p in self.parts]
+        self.digits_at = sentence.named_digits(self.cores)
         self.w = words
         self.out: list[str] = [""] * len(tokens)
 
@@ -90,7 +91,10 @@ class _Walk:
         prev_raw = self.cores[i - 1] if i > 0 else ""
         after = self.core(i + 2)
         marked, lead = bool(self.trail(i)), self.lead(i + 1)
-        return Context(before, nxt.lower(), nxt, marked, prev_raw=prev_raw, after_next=after, next_lead=lead)
+        return Context(
+            before, nxt.lower(), nxt, marked, prev_raw=prev_raw, after_next=after, next_lead=lead,
+            digits_named=i == self.digits_at,
+        )  # fmt: skip
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
@@ -175,7 +179,7 @@ class _Walk:
             return head  # "Step 1-": the number, never left as written
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
-        zip_next = re.match(r"^\d{5}$", self.core(i + 1)) is not None
+        zip_next = re.match(r"^\d{5}(?:-\d{4})?$", self.core(i + 1)) is not None
         last = i + 1 == len(self.cores)
         ends = last or self.trail(i)[:1] in (",", ".", ";")
         state = core.replace(".", "") if re.match(r"^[A-Z]\.[A-Z]\.$", core) else core  # "Albany, N.Y."
@@ -206,6 +210,8 @@ class _Walk:
             phone = td.quarter(core, w) or phones.vanity(core, w) or amounts.deal(core, w)
         if phone is not None:
             return phone
+        if (zip4 := re.match(r"^(\d{5})-(\d{4})$", core)) is not None:
+            return f"{w.digits(zip4.group(1))} dash {w.digits(zip4.group(2))}"  # a ZIP+4: "94103-1234"
         ranged = self._range(core, ctx)
         if ranged is not None:
             return ranged

@@ -16,8 +16,8 @@ from tts_service.engine.reading.english_tables import ACRONYM_WORDS, CODE_CONTEX
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "model_number", "over_letter", "read_acronym", "read_back", "retirement_plan", "spell_code", "symbol_run",
-    "team_name",
+    "model_number", "over_letter", "read_acronym", "read_back", "retirement_plan", "shortcut", "spell_code",
+    "symbol_run", "team_name",
 ]  # fmt: skip
 
 _GROUP = re.compile(r"[A-Za-z]+|\d+")
@@ -177,3 +177,46 @@ def read_back(core: str, before: tuple[str, ...], w: NumberWords) -> str | None:
         return None
     said = [w.digits(p) if p.isdigit() else (p if p.isalpha() else _SECRET_SYMBOLS[p]) for p in pieces]
     return " ".join(s for s in said if s)
+
+
+#: keys as they are said ("Ctrl+Alt+Del": control alt delete)
+_KEY_NAMES = {"ctrl": "control", "control": "control", "alt": "alt", "shift": "shift", "cmd": "command",
+              "command": "command", "opt": "option", "option": "option", "win": "Windows", "fn": "function",
+              "esc": "escape", "tab": "tab", "del": "delete", "delete": "delete", "enter": "enter",
+              "return": "return", "space": "space", "home": "home", "end": "end",
+              "ins": "insert"}  # fmt: skip
+_MODIFIERS = frozenset(["ctrl", "control", "alt", "shift", "cmd", "command", "opt", "option", "win", "fn"])
+_KEY = r"(?:[A-Za-z]+|F\d{1,2}|\d)"
+_SHORTCUT = re.compile(rf"^{_KEY}(?:\+{_KEY})+$")
+
+
+def shortcut(core: str, w: NumberWords) -> str | None:
+    """ "Ctrl+Alt+Del" -> "control alt delete", "Cmd+R" -> "command R", "Ctrl+F5": keys pressed
+    together, each by its name; None unless the first key is a modifier."""
+    if _SHORTCUT.match(core) is None:
+        return None
+    keys = core.split("+")
+    if keys[0].lower() not in (
+        "ctrl",
+        "control",
+        "alt",
+        "shift",
+        "cmd",
+        "command",
+        "opt",
+        "option",
+        "win",
+        "fn",
+    ):
+        return None  # "C+D" or "A+B" is no shortcut
+    said = []
+    for key in keys:
+        if key.lower() in _KEY_NAMES:
+            said.append(_KEY_NAMES[key.lower()])
+        elif len(key) == 1:
+            said.append(w.digits(key) if key.isdigit() else w.letters(key))
+        elif re.match(r"^F\d{1,2}$", key):
+            said.append("F " + w.cardinal(int(key[1:])))
+        else:
+            return None
+    return " ".join(said)

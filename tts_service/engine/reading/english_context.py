@@ -101,6 +101,19 @@ _INITIALS = re.compile(r"^(?:[A-Z]\.){2,}[A-Z]?$")
 _TAX_FORMS = frozenset(["1040", "1099", "1098", "1095", "1065", "1120", "8821", "2848", "4868", "8962"])
 
 
+def named_digits(cores: list[str]) -> int:
+    """The index of the first plain number after "digits" or "last four" in the unit ("the last four
+    digits of the SSN on file are 6032"): those digits are said one by one. -1: none."""
+    named = False
+    for k, core in enumerate(cores):
+        low = core.lower()
+        if low in ("digits", "last4") or (low in ("four", "4") and k and cores[k - 1].lower() == "last"):
+            named = True
+        elif named and core.isdigit():
+            return k
+    return -1
+
+
 def tax_form(number: str, prev: str) -> bool:
     """ "Form 1040", "your 1040", "file a 1099": a tax form by its number, not a quantity."""
     return number in _TAX_FORMS and prev in ("form", "your", "my", "the", "a", "his", "her", "their", "file")

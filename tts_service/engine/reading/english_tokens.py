@@ -19,6 +19,7 @@ from tts_service.engine.reading.english_codes import (
     over_letter,
     read_acronym,
     retirement_plan,
+    shortcut,
     spaced_model,
     spell_code,
     symbol_run,
@@ -98,6 +99,7 @@ class Context:
     prev_raw: str = ""  # the previous word as written
     after_next: str = ""  # the word after the next one, as written
     next_lead: str = ""  # punctuation before the next word ("(PDF)")
+    digits_named: bool = False  # the unit named this number's digits before it ("the last four ... are 6032")
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
@@ -151,6 +153,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if ctx.prev() in ("error", "err", "http", "status") and len(plain) == 3:
             return roles.paired(plain, w)  # "Error 404": four oh four
+        if ctx.digits_named and 3 <= len(plain) <= 6:
+            return w.digits(plain)  # "the last four digits on file are 6032"
         if ctx.prev() == "port" and len(plain) >= 3:
             return w.digits(plain)  # "port 443": a network port, digit by digit
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
@@ -296,6 +300,10 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if (keys := shortcut(core, w)) is not None:
+        return keys  # "Ctrl+Alt+Del"
+    if re.match(r"^[A-Z]{2,5}-[A-Z]$", core) and (stem := read_acronym(core[:-2], w)) is not None:
+        return f"{stem} {w.letters(core[-1])}"  # "USB-C": U S B C
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
         return plan  # "a 401k plan", "the 49ers"
     if _HEX.match(core):  # "error 0x80070005": zero x, then each digit and letter
@@ -354,6 +362,15 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
+    named_street = ctx.next_raw.istitle() and ctx.next_raw not in STREET_WORDS
+    street_word = ctx.after_next.rstrip(".,")  # a street word, not one more direction ("Sato N, Dhara S")
+    named_street = (
+        named_street and len(street_word) > 1 and street_word in STREET_WORDS.keys() | sentence.STREET_NAMES
+    )
+    if named_street and bare in ("N", "S", "E", "W", "St"):
+        return STREET_WORDS[bare] if bare != "St" else "Saint"  # "onto E. Colonial Dr.", "Rue St. Pierre Ct."
+    if bare in ("Jr", "Sr") and ctx.next_raw[:1].islower() and not ctx.punctuated:
+        return TITLES[bare]  # "Sr. managers"
     if bare in ("mt", "ft") and ctx.next_raw.istitle() and not any(c.isdigit() for c in ctx.prev_raw):
         return TITLES[bare.title()]  # "in mt View", "ft Worth": a place's title in lower case
     if bare in ("Jr", "Sr") and ctx.prev_raw.istitle() and ctx.prev_raw.isalpha():
@@ -440,6 +457,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return w.number(core[:-1]) + (" cent" if _is_one(core[:-1]) else " cents")
     if core[-1] == "+" and (money := read_money(core[:-1], w)) is not None:
         return money + " plus"  # "$100+"
+    if core[-1] == "+" and _NUMBER.match(core[:-1]) and core[0].isdigit():
+        return read_number(core[:-1], w, ctx) + " plus"  # "10,000+ users"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
