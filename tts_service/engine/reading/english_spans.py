@@ -107,6 +107,8 @@ def grouped_id(walk: Walk, i: int) -> int:
 def before_noun(walk: Walk, i: int, prev: str) -> bool:
     """A measure used as an adjective says its unit once: "a 10 GB plan", "the 20 lb bag"."""
     noun = walk.core(i + 2)
+    if prev == "every" and noun.endswith("ing"):
+        return False  # "every 30 min. starting at 5": how often, then what happens
     return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None
 
 

@@ -73,6 +73,9 @@ _SCREEN_BEFORE = frozenset(
     ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
+_VISCOSITY = re.compile(r"^(\d{1,2})W-(\d{2})$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 _HEX = re.compile(r"^0[xX][0-9A-Fa-f]{2,16}$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
@@ -153,6 +156,10 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if ctx.prev() in ("error", "err", "http", "status") and len(plain) == 3:
             return roles.paired(plain, w)  # "Error 404": four oh four
+        if ctx.before[-2:] in (("end", "in"), ("ends", "in"), ("ending", "in")) and len(plain) <= 6:
+            return w.digits(plain)  # "it should end in 3908": a card's last four
+        if ctx.prev() in ("from", "to", "at") and _TEXTING.intersection(ctx.before) and len(plain) in (5, 6):
+            return w.digits(plain)  # "a text from 72166": a short code
         if ctx.digits_named and 3 <= len(plain) <= 6:
             return w.digits(plain)  # "the last four digits on file are 6032"
         if ctx.prev() == "port" and len(plain) >= 3:
@@ -188,7 +195,7 @@ def _year_like(ctx: Context) -> bool:
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
     if (
-        ctx.prev() in ("the", "a", "its", "their", "his", "her")
+        ctx.prev() in ("the", "a", "its", "their", "his", "her", "your", "my", "our")
         and not ctx.punctuated
         and (ctx.next_raw[:1].isupper() or ctx.next_word in _YEARLY)
     ):
@@ -302,6 +309,11 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return web.read_tag(core, w)
     if (keys := shortcut(core, w)) is not None:
         return keys  # "Ctrl+Alt+Del"
+    if (oil := _VISCOSITY.match(core)) is not None:  # "5W-30": five W thirty
+        return f"{w.cardinal(int(oil.group(1)))} W {w.cardinal(int(oil.group(2)))}"
+    if _SNAKE.match(core) and not web.is_domain(core):  # "Harborview_Guest": a network's name as written
+        parts = core.split("_")  # a year in a name is a year ("invoice_2024")
+        return " underscore ".join(w.year(int(p)) if _YEAR.match(p) else w.numbers_in(p) for p in parts)
     if re.match(r"^[A-Z]{2,5}-[A-Z]$", core) and (stem := read_acronym(core[:-2], w)) is not None:
         return f"{stem} {w.letters(core[-1])}"  # "USB-C": U S B C
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:

@@ -111,9 +111,21 @@ def iso_date(core: str, words: NumberWords) -> str | None:
 
 
 def letter_days(core: str) -> str | None:
-    """Opening hours in one-letter days: "M-F" -> "Monday to Friday", "T-Th", "M–Sa"."""
+    """Opening hours in one-letter days: "M-F" -> "Monday to Friday", "T-Th", "M–Sa"; a list of
+    them, "M/W/F" -> "Monday, Wednesday and Friday", "T/Th" (but "M/F" may be male or female)."""
     m = _LETTER_DAYS.match(core)
-    return None if m is None else f"{_ONE_LETTER[m.group(1)]} to {_ONE_LETTER[m.group(2)]}"
+    if m is not None:
+        return f"{_ONE_LETTER[m.group(1)]} to {_ONE_LETTER[m.group(2)]}"
+    days = core.split("/")
+    if (
+        core == "M/F"
+        or len(days) < 2
+        or any(d not in _ONE_LETTER for d in days)
+        or len(set(days)) < len(days)
+    ):
+        return None
+    names = [_ONE_LETTER[d] for d in days]
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def named_date(core: str, words: NumberWords) -> str | None:
