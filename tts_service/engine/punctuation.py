@@ -30,7 +30,7 @@ __all__ = [
 #: Words that end in a period without ending the sentence (compared lower-case, without the period).
 ABBREVIATIONS: frozenset[str] = frozenset(
     {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
-     "hon", "fr", "vs", "etc", "maj", "gov", "sen", "rep", "pres", "adm", "incl"}
+     "hon", "fr", "vs", "etc", "maj", "gov", "sen", "rep", "pres", "adm", "incl", "ref"}
 )  # fmt: skip
 #: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(

@@ -61,7 +61,7 @@ _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 #: words that follow a measure, not a letter ("5,895 m above sea level")
 _AFTER_MEASURE = frozenset(
-    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart"]
+    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart", "more", "less"]
 )
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
@@ -177,6 +177,12 @@ class _Walk:
             return said  # "1-2=5", "2^10", "y = 2x + 3"
         if core[-1] in "-–—" and core[:1].isdigit() and (head := read_core(core[:-1], self.w, ctx)):
             return head  # "Step 1-": the number, never left as written
+        if (
+            core in ("x", "X", "ext", "ext.", "Ext.")
+            and sum(map(str.isdigit, prev)) >= 7
+            and self.core(i + 1).isdigit()
+        ):
+            return "extension"  # "1-888-555-0177 x 3"
         if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}(?:-\d{4})?$", self.core(i + 1)) is not None
@@ -332,6 +338,7 @@ class _Walk:
             or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
+            or self._short_ampm_pair(i)
             or self._ampm_range(i)
             or dates.month_day(self, i)
             or dates.day_month(self, i)
@@ -343,6 +350,14 @@ class _Walk:
             or self._range_unit(i)
             or self._number_unit(i)
         )
+
+    def _short_ampm_pair(self, i: int) -> int:
+        """ "between 9a and 1p": two clock times with a bare a/p, joined by a word."""
+        joined = self.core(i + 1).lower() in ("and", "to", "through", "thru", "or", "-", "–")
+        if not (joined and _SHORT_AMPM.match(self.core(i)) and _SHORT_AMPM.match(self.core(i + 2))):
+            return 0
+        sides = [td.read_time(self.core(k) + "m", self.w) or self.core(k) for k in (i, i + 2)]
+        return self.set(i, sides[0], self.core(i + 1) if self.core(i + 1).isalpha() else "to", sides[1])
 
     def _with_ampm(self, i: int) -> int:
         nxt = self.core(i + 1).lower()
@@ -470,6 +485,9 @@ class _Walk:
         closed = self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "("
         closed = nxt.islower() and (closed or self.core(i + 2).lower() in _AFTER_MEASURE)
         inches = nxt == "in" and self.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
+        inches = inches or (
+            nxt == "in" and i + 2 == len(self.cores) and self.trail(i + 1)[:1] == "."
+        )  # "is 165 in."
         if risky and ((nxt in ("in", "x") and not inches) or (plural and not closed)) and not after_feet:
             return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
         clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)

@@ -47,8 +47,10 @@ STREET_NAMES = frozenset([
     "Terrace", "Circle", "Trail", "Way", "Square", "Plaza", "Alley", "Crescent", "Loop", "Pike",
 ])  # fmt: skip
 #: written before a number it counts: "No. 5", "NO 88"
-NUMBER_WORDS = frozenset(["no.", "No.", "NO.", "No", "NO", "Nos.", "nos.", "p.", "pp.", "VOL", "Vol", "vol"])
-_COUNTED = {"no": "number", "nos": "numbers", "p": "page", "pp": "pages", "vol": "volume"}
+NUMBER_WORDS = frozenset(
+    ["no.", "No.", "NO.", "No", "NO", "Nos.", "nos.", "p.", "pp.", "VOL", "Vol", "vol", "Sec", "Sec."]
+)
+_COUNTED = {"no": "number", "nos": "numbers", "p": "page", "pp": "pages", "vol": "volume", "sec": "Section"}
 #: state codes that are also words or common abbreviations: a state only before a zip ("Thanks, OK.")
 _WORDLIKE_STATES = frozenset(
     ["OK", "HI", "ME", "IN", "OR", "OH", "LA", "DE", "ID", "CO", "AL", "MD", "MS", "DC"]
@@ -77,7 +79,7 @@ SCHEDULE_WORDS = frozenset([
 ])  # fmt: skip
 _OFFSET = re.compile(r"^(?P<zone>GMT|UTC)?(?P<sign>[+−-])(?P<h>\d{1,2})(?::?(?P<m>\d\d))?$")
 _HHMM = re.compile(r"^(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)$")
-_AT_TIME = frozenset(["at", "by", "until", "till", "from", "before", "after", "around", "since"])
+_AT_TIME = frozenset(["at", "by", "until", "till", "from", "before", "after", "around", "since", "to"])
 _VERBS = frozenset([
     "will", "has", "had", "can", "could", "would", "should", "must", "may", "might", "goes", "went", "gets",
     "got", "covers", "covered", "includes", "comes", "came", "be",
@@ -366,7 +368,7 @@ def card_expiry(month: str, year: str, prev: str, w: NumberWords) -> str | None:
     return MONTH_NAMES[int(month) - 1] + " " + w.year(2000 + int(year))
 
 
-SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "988", "999", "112"})
+SERVICE_NUMBERS = frozenset({"911", "411", "311", "211", "511", "611", "711", "811", "988", "999", "112"})
 #: year words that win over an identifier word near a year ("Member since 2019"; "ending in 1234" is none)
 SINCE = frozenset(["since", "from", "until", "till", "before", "after", "during", "circa", "year", "class"])
 _CALLING = frozenset(["call", "dial", "text", "phone", "ring", "contact", "calling", "dialing", "or"])

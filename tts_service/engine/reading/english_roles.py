@@ -35,7 +35,7 @@ PAIRED_CONTEXT = frozenset(
     ["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office", "route", "highway", "hwy",
      "interstate", "exit", "platform", "terminal", "gate", "seat", "bus", "track", "pier", "dock", "bay",
      "level", "floor", "row", "aisle", "table", "locker", "section", "lot", "channel", "building", "bldg",
-     "box", "boeing", "airbus", "cessna", "embraer"]
+     "box", "boeing", "airbus", "cessna", "embraer", "§", "sec", "sec.", "cabin", "stateroom", "berth"]
 )  # fmt: skip
 #: words after which a letter-and-number code is a secret to spell, not a place to say
 _SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])

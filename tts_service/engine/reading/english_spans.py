@@ -79,10 +79,14 @@ def mixed(walk: Walk, i: int) -> int:
     """ "1 1/2 cups" -> "one and a half cups"; "2 3/4 in" -> "two and three quarters inches"."""
     if walk.trail(i):
         return 0
-    said = mixed_fraction(walk.core(i), walk.core(i + 1), walk.w)
+    fraction = walk.core(i + 1)
+    percent = fraction.endswith("%")  # "33 1/3%": thirty-three and a third percent
+    said = mixed_fraction(walk.core(i), fraction.rstrip("%"), walk.w)
     if said is None:
         return 0
     whole, _, part = said.partition(" and ")
+    if percent:
+        return walk.set(i, whole, f"and {part} percent")
     unit = None if walk.trail(i + 1) else _unit_after(walk, i + 2, walk.core(i - 1).lower())
     return walk.set(i, whole, "and " + part, *([unit] if unit else []))
 
@@ -107,8 +111,8 @@ def grouped_id(walk: Walk, i: int) -> int:
 def before_noun(walk: Walk, i: int, prev: str) -> bool:
     """A measure used as an adjective says its unit once: "a 10 GB plan", "the 20 lb bag"."""
     noun = walk.core(i + 2)
-    if prev == "every" and noun.endswith("ing"):
-        return False  # "every 30 min. starting at 5": how often, then what happens
+    if prev == "every":
+        return False  # "every 30 min. starting at 5", "every 15 min until 7": how often, never an adjective
     return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None
 
 

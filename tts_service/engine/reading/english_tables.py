@@ -113,7 +113,9 @@ ABBREVIATIONS: dict[str, str] = {
     "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
     "Corp.": "Corporation",
     "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
-    "msg": "message", "msgs": "messages", "N/A": "N A", "n/a": "N A", "incl.": "including",
+    "ref.": "reference", "Ref.": "reference", "msg": "message", "msgs": "messages", "N/A": "N A",
+    "n/a": "N A",
+    "incl.": "including",
     "incl": "including", "qty": "quantity", "qty.": "quantity", "Attn:": "Attention:", "Attn": "Attention",
     "attn": "attention",
     "Ltd.": "Limited", "ltd.": "limited", "ltd": "limited", "Pvt.": "Private", "Co.": "Company",
@@ -158,6 +160,7 @@ STATES: dict[str, str] = {
 #: all-capital words said as a word, not letter by letter
 ACRONYM_WORDS = frozenset(
     [
+        "ARM",
         "NASA",
         "NATO",
         "PIN",

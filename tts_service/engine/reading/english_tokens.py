@@ -209,6 +209,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     a, b = m.group("a"), int(m.group("b"))
     if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
         return expiry  # "expires 09/27"
+    if ctx.next_raw in ("ARM", "ARMs") and not m.group("th"):
+        return f"{w.number(a)} {w.number(m.group('b'))}"  # "a 7/1 ARM": seven one, no July first
     if ctx.prev() in ("no", "no.", "number", "#") and not m.group("th"):
         return f"{w.number(a)} slash {w.number(m.group('b'))}"  # "Route No 138/3": a name, no fraction
     # "what is 3/4 of 12", "what's 1/2 cup plus 2/3 cup": a part of something, no division
@@ -267,8 +269,8 @@ def _roman(core: str, ctx: Context) -> int | None:
     ended = ctx.punctuated or ctx.next_word in ("", "of", "and")
     first = core == "I" and ctx.prev() in ORDINAL_NAMES and ended
     lone_i = core == "I" and ctx.prev() not in ROMAN_CARDINAL_CONTEXT
-    if not core or _ROMAN.match(core) is None or (lone_i and not first):
-        return None
+    if not core or _ROMAN.match(core) is None or (lone_i and not first) or core in ("C", "D", "L", "M"):
+        return None  # "Schedule C", "Plan D": a letter alone is no hundred
     titled = ctx.prev_raw.istitle() and ctx.prev_raw.isalpha() and re.match(r"^[IVX]{2,6}$", core)
     if ctx.prev() not in ROMAN_CARDINAL_CONTEXT and not _regnal(core, ctx) and not titled:
         return None  # "Final Fantasy VII", "Apollo XI": a numeral of I, V, X after a name is a number
@@ -309,6 +311,11 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return web.read_tag(core, w)
     if (keys := shortcut(core, w)) is not None:
         return keys  # "Ctrl+Alt+Del"
+    if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and sentence.tax_form(form.group(1), "form"):
+        return f"{roles.paired(form.group(1), w)} {w.letters(form.group(2))}"  # "1099-NEC"
+    if (grades := re.match(r"^(K|Pre-?K)-(\d{1,2})$", core)) is not None:  # "K-5": K through five
+        first = "K" if grades.group(1) == "K" else "pre K"
+        return f"{first} through {w.cardinal(int(grades.group(2)))}"
     if (oil := _VISCOSITY.match(core)) is not None:  # "5W-30": five W thirty
         return f"{w.cardinal(int(oil.group(1)))} W {w.cardinal(int(oil.group(2)))}"
     if _SNAKE.match(core) and not web.is_domain(core):  # "Harborview_Guest": a network's name as written
@@ -352,6 +359,10 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     after_name = bool(ctx.before) and (ctx.prev()[:1].isdigit() or ctx.prev()[:1].isalpha())
     capital_before = ctx.prev_raw[:1].isupper() or ctx.prev_raw[:1].isdigit()
     street = bare in STREET_WORDS and after_name and capital_before
+    if bare in ("NE", "NW", "SE", "SW"):  # "Main St SE", "8800 SE Hwy 99E", not "the Camry SE"
+        street = street and (
+            ctx.prev_raw.isdigit() or ctx.prev_raw.rstrip(".") in STREET_WORDS.keys() | sentence.STREET_NAMES
+        )
     if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
         street = False  # "Visit St. Louis": the word before starts the unit
     if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isalnum()):
@@ -393,7 +404,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return TITLES[bare]
     if street or (bare in STREET_WORDS and len(bare) > 2 and bare not in TITLES and bare != "Unit"):
         return STREET_WORDS[bare]
-    day = td.day_name(core)
+    day = td.day_name(core) if not bare.isupper() or ctx.next_raw[:1].isdigit() else None  # "SAT scores"
     if day is not None and (len(bare) < len(day)) and (bare.lower() not in td.WORD_DAYS or _dated(core, ctx)):
         return day
     month = td.month_number(core)
@@ -515,11 +526,16 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        adjective = adjective or (
+            not ctx.punctuated and re.match(r"^[VIH]\d{1,2}$", ctx.next_raw) is not None
+        )
         if unit == "m" and re.match(r"^\d+(?:h|hr|hrs)$", ctx.prev_raw):
             unit = "min"  # "1h 30m": minutes after hours, not meters
         words = unit_words(unit, not _is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
+        if unit == "X" and (len(num) >= 3 or ctx.prev() in roles.PAIRED_CONTEXT) and num.isdigit():
+            return roles.paired(num, w) + " X"  # "Route 190X": a name, not a hundred ninety times
         if unit in ("x", "X"):
             return w.number(num) + " times"
         if unit in ("F", "C") and sentence.TEMPERATURE_WORDS.intersection(
