@@ -26,12 +26,16 @@ from tts_service.engine.reading.english_codes import read_back
 from tts_service.engine.reading.english_roles import amount, paired, place_code
 from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
+    ABBREVIATIONS,
     CURRENCY_CODES,
     CURRENCY_SYMBOLS,
     DAYS,
+    MONTHS,
     SCALES,
     STATES,
     STREET_WORDS,
+    TITLES,
+    UNITS,
 )  # fmt: skip
 from tts_service.engine.reading.english_tokens import (
     PLACE_WORDS,
@@ -63,6 +67,20 @@ _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 _AFTER_MEASURE = frozenset(
     ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart", "more", "less"]
 )
+#: lower-case words some rule reads otherwise (an abbreviation, a unit, a month or day, a street or a
+#: title in lower case, a scale): every other lower-case word of four letters or more is said as written
+_SPECIAL = frozenset(
+    [k.lower().rstrip(".") for k in ABBREVIATIONS]
+    + [k.lower() for k in (*TITLES, *STREET_WORDS, *SCALES, *UNITS)]
+    + [*MONTHS, *DAYS, "noon", "midnight", "okay", "hours"]
+)  # fmt: skip
+#: the commonest short words, read as written whatever their neighbours
+_PLAIN_WORDS = frozenset(["the", "and", "you", "for", "are", "can", "your", "our", "with", "that", "this",
+                          "have", "will", "we", "it", "is", "be", "of", "or", "if", "me", "my", "i'm", "i'll",
+                          "it's"])  # fmt: skip
+#: signs written apart in a list of them ("like ! or #")
+_SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
+          "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
 _NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
@@ -118,6 +136,11 @@ class _Walk:
                 self.out[i] = self.single(i)
                 taken = 1
             i += taken
+        for k in range(1, len(self.out) - 1):  # "ending in 0392 and 5518": the second said as the first
+            left, right = self.core(k - 1), self.core(k + 1)
+            paired_ids = self.cores[k].lower() in ("and", "or") and len(left) == len(right) >= 3
+            if paired_ids and left.isdigit() and right.isdigit() and self.out[k - 1] == self.w.digits(left):
+                self.out[k + 1] = self.w.digits(right) if k + 1 not in self.fixed else self.out[k + 1]
         for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
             if said and " to " in said and self.core(k - 1).lower() == "between" and "-" in self.cores[k]:
                 self.out[k] = said.replace(" to ", " and ", 1)
@@ -162,6 +185,15 @@ class _Walk:
 
     def single(self, i: int) -> str:
         core = self.core(i)
+        if core in _PLAIN_WORDS or (
+            len(core) > 3 and core.isalpha() and core.islower() and core not in _SPECIAL
+        ):
+            return (
+                core  # a plain lower-case word, no rule's business: most of what is read (cost: 1 ms budget)
+            )
+        listed = [self.raw[k].rstrip(".,") for k in (i - 2, i + 2) if 0 <= k < len(self.raw)]
+        if self.raw[i].rstrip(".,") in _SIGNS and any(sign in _SIGNS for sign in listed):
+            return _SIGNS[self.raw[i].rstrip(".,")] + self.raw[i][1:]  # "like @ or #": signs listed apart
         if not core:
             return self.raw[i]
         w, ctx = self.w, self.ctx(i)
@@ -191,6 +223,7 @@ class _Walk:
         state = core.replace(".", "") if re.match(r"^[A-Z]\.[A-Z]\.$", core) else core  # "Albany, N.Y."
         if sentence.is_state(
             state, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
+            next_lower=self.core(i + 1)[:1].islower(),
         ):  # fmt: skip
             return STATES[state] + ("." if state != core and last and not self.trail(i) else "")
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:
@@ -203,6 +236,10 @@ class _Walk:
             return "then"  # "tap Settings > Privacy": a menu's path
         if re.match(r"^x\d{1,2}$", core) and not sum(map(str.isdigit, prev)) >= 7:
             return "times " + w.number(core[1:])  # "earn x2 points"
+        if core == "≈" and prev.isalpha() and (prev.istitle() or len(prev) == 1):
+            return "is approximately"  # "Pi ≈ 3.14", "x ≈ 5"; "up ≈ 20%" is about
+        if core == "#" and self.core(i + 1).lower() in ("key", "sign", "button"):
+            return "pound"  # "followed by the # key"
         if core in ("#", "*") and prev.lower() in ("press", "hit", "dial", "enter", "tap"):
             return "pound" if core == "#" else "star"  # the phone's keys
         if (
@@ -462,6 +499,9 @@ class _Walk:
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
+        if nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
+            plural = core.lstrip("-−+") not in ("1", "1.0")
+            return self.set(i, w.number(core), "fluid", "ounces" if plural else "ounce")
         if nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2 sq ft"
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
                 self, i + 1, self.core(i - 1).lower()

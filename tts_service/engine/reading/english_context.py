@@ -224,7 +224,9 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str, dotted: bool = Fals
     return None
 
 
-def is_state(core: str, *, after_comma: bool, first: bool, ends: bool, zip_next: bool) -> bool:
+def is_state(
+    core: str, *, after_comma: bool, first: bool, ends: bool, zip_next: bool, next_lower: bool = False
+) -> bool:
     """ "Austin, TX 78701", "Galveston, TX, to", "Kansas City, MO." (the unit may start at the code):
     a state code after a place and a comma, before a zip or punctuation; one that is also a word
     only before a zip ("Thanks, OK.")."""
@@ -232,6 +234,8 @@ def is_state(core: str, *, after_comma: bool, first: bool, ends: bool, zip_next:
         return False
     if zip_next:
         return after_comma or first
+    if core in ("CO", "AL", "MD", "MS", "DE", "LA") and after_comma and next_lower:
+        return True  # "a sign-in from Denver, CO at 11:52"
     return core not in _WORDLIKE_STATES and (after_comma or first) and ends
 
 

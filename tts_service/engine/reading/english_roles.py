@@ -122,14 +122,21 @@ _NOT_NOUNS = frozenset(
         "as",
         "with",
         "by",
+        "into",
+        "onto",
+        "over",
+        "under",
+        "across",
+        "through",
     ]
 )
 
 
 def noun_after_measure(prev: str, noun: str) -> bool:
     """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
-    bare = noun.replace("-", "")  # "add-on"
-    return prev in _ARTICLES and bare.isalpha() and noun[:1].islower() and noun not in _NOT_NOUNS
+    bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
+    named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
+    return prev in _ARTICLES and bare.isalpha() and named and noun not in _NOT_NOUNS
 
 
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
@@ -250,6 +257,7 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
 
 
 _PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
+_PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)$")
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2})-(?P<word>[A-Za-z]+)$")
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
@@ -260,6 +268,12 @@ _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$"
 def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | None]) -> str | None:
     """A number joined to a word: "$20/mo" -> "twenty dollars per month", "7.2-millimeter" (an
     adjective: the unit singular), "24-hour", "mid-1980s". ``head`` reads the number part."""
+    if (m := _PER_PER.match(core)) is not None:  # "$24/user/month": per user per month
+        said = head(m.group("head"), w)
+        pers = [
+            unit_words(u, False) or PER_WORDS.get(u.lower(), (u,))[0] for u in m.group("units").split("/")
+        ]
+        return None if said is None else said + "".join(f" per {p}" for p in pers)
     if (m := _PER.match(core)) is not None:
         unit = m.group("unit")
         said, per = head(m.group("head"), w), unit_words(unit, False) or PER_WORDS.get(unit.lower(), ("",))[0]

@@ -385,7 +385,11 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         return unit  # "50kg in lbs": a unit to convert to, after an amount
     if ctx.prev() in _TEXTING and ctx.next_word == "to" and core.isupper():
         return core.lower()  # "Reply YES to 22333": the keyword, said as a word
-    named_street = ctx.next_raw.istitle() and ctx.next_raw not in STREET_WORDS
+    if bare in ("N", "S", "E", "W") and ctx.prev_raw.endswith(("°", "º")):
+        return STREET_WORDS[bare]  # "40.7580° N, 73.9855° W"
+    named_street = (
+        ctx.next_raw.istitle() or _ORDINAL.match(ctx.next_raw) is not None
+    ) and ctx.next_raw not in STREET_WORDS
     street_word = ctx.after_next.rstrip(".,")  # a street word, not one more direction ("Sato N, Dhara S")
     named_street = (
         named_street and len(street_word) > 1 and street_word in STREET_WORDS.keys() | sentence.STREET_NAMES
@@ -509,7 +513,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
-    if _IP.match(core) and ("ip" in ctx.before or any(len(p) == 3 for p in core.split("."))):
+    private = core.split(".")[0] in ("10", "127", "169", "172", "192") and "version" not in ctx.before
+    if _IP.match(core) and ("ip" in ctx.before or private or any(len(p) == 3 for p in core.split("."))):
         return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
     if _VERSION.match(core):  # "v2.1.3": "version two point one point three"
         parts = " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
