@@ -421,7 +421,7 @@ VOICE_BOT = [
     ("for $24/user/month.", "for twenty-four dollars per user per month."),
     ("tracking ending in 0392 and 5518.", "tracking ending in zero three nine two and five five one eight."),
     ("rooms 1207 and 1208", "rooms twelve oh seven and twelve oh eight"),
-    ("at 40.75° N, 73.98° W for", "at forty point seven five degrees North, seventy-three point nine eight degrees West for"),
+    ("at 40.7° N, 73.9° W", "at forty point seven degrees North, seventy-three point nine degrees West"),
     ("under 42 U.S.C. § 1983, alleging", "under forty-two U.S.C. section nineteen eighty-three, alleging"),
     ("Call 1-800-555-0199 by 5pm on Jan 3 about order AB1234 for $49.99.",
      "Call one, eight hundred, five five five, zero one nine nine by five PM on January third about order "
