@@ -29,7 +29,9 @@ that do not match the audio:
   each side (``FLOW_CONTEXT_FRAMES`` more for the flow, ``DECODER_CONTEXT_FRAMES`` for the
   decoder: the flow is five times cheaper a frame, so its wider reach costs little) matches the
   whole decode (``decode``), and the backend can hand the engine a unit's first 80 ms before the
-  rest is decoded. The cut is found by structure, not trusted by name: ``z`` is what the first
+  rest is decoded. The decoder's later upsampling stages reach a frame or two, not its whole
+  context: each stage's input is cropped to its reach (``_crop_decoder``), the same samples for
+  less compute. The cut is found by structure, not trusted by name: ``z`` is what the first
   ``/dec/`` ``Conv`` reads, the mask the other factor of the ``Mul`` that makes it from the flow's
   output, ``z_p`` what the first ``/flow/`` node reads from outside the flow; the flow must need
   nothing else than ``z_p`` and the mask, the decoder nothing else than ``z`` (else
@@ -41,6 +43,7 @@ Nothing here is Piper's code: this only edits the graph a user gives us, with on
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +64,12 @@ DECODER_CONTEXT_FRAMES = 10
 #: ``z`` value of a slice against the whole flow's, relative to its peak: 20 frames -63 dB, 16 -50 dB,
 #: 12 -14 dB. See tests/test_piper_streaming.py
 FLOW_CONTEXT_FRAMES = 20
+#: the decoder's crop inputs: ``{CROP_INPUT}{k}_start`` and ``_end``, samples into stage k's input
+CROP_INPUT = "warmline_crop"
+#: ops that mix no frames (pointwise, or a new axis at the end): reach 0
+_POINTWISE = frozenset(
+    ("Add", "Sub", "Mul", "Div", "LeakyRelu", "Relu", "Tanh", "Sigmoid", "Identity", "Cast", "Unsqueeze")
+)
 _ZERO = "warmline_zero"
 _ONE_DIM = "warmline_one_dim"
 
@@ -89,6 +98,9 @@ class PiperSession:
     noises: int
     #: the cut's tensor names: ``z_p``, its frame mask, ``z``
     cut: tuple[str, str, str] = ("", "", "")
+    #: the decoder's crops (``_crop_decoder``), in graph order: each stage's samples per latent frame
+    #: and the latent frames of context its input keeps each side of the frames asked for
+    crops: tuple[tuple[int, int], ...] = ()
 
 
 def decode(
@@ -108,10 +120,21 @@ def decode(
     prior, mask, name = graph.cut
     feeds = {prior: np.ascontiguousarray(latent[:, :, flo:fhi]), mask: np.ones((1, 1, fhi - flo), np.float32)}
     z = graph.flow.run(None, feeds)[0]
-    audio = graph.decoder.run(None, {name: np.ascontiguousarray(z[:, :, lo - flo : hi - flo])})[0]
+    dec_feeds: dict[str, npt.NDArray[Any]] = {name: np.ascontiguousarray(z[:, :, lo - flo : hi - flo])}
+    # each later stage of the decoder reaches fewer frames: its input is cropped to that reach
+    # around start:end (``_crop_decoder``), so the context frames are not rendered at full rate
+    a, b = 0, hi - lo
+    for k, (rate, margin) in enumerate(graph.crops):
+        na, nb = max(a, start - lo - margin), min(b, end - lo + margin)
+        dec_feeds[f"{CROP_INPUT}{k}_start"] = np.asarray([(na - a) * rate], np.int64)
+        dec_feeds[f"{CROP_INPUT}{k}_end"] = np.asarray([(nb - a) * rate], np.int64)
+        a, b = na, nb
+    audio = graph.decoder.run(None, dec_feeds)[0]
     audio = np.asarray(audio, np.float32).reshape(-1)
-    hop = len(audio) // max(hi - lo, 1)
-    return audio[(start - lo) * hop : (end - lo) * hop]
+    hop = len(audio) // max(b - a, 1)
+    if len(audio) != (b - a) * hop:
+        raise PiperGraphError(f"the decoder made {len(audio)} samples for {b - a} frames")
+    return audio[(start - lo - a) * hop : (end - lo - a) * hop]
 
 
 def open_piper_session(path: str, threads: int) -> PiperSession:
@@ -136,9 +159,10 @@ def open_piper_session(path: str, threads: int) -> PiperSession:
         noises = sum(1 for i in front.get_inputs() if i.name in NOISE_INPUTS)
         return PiperSession(front, None, None, multi_speaker, noises)
     models, cut = _split(model, durations)
+    crops = _crop_decoder(models[2])
     front, flow, decoder = (_session(m, threads) for m in models)
     noises = sum(1 for i in front.get_inputs() if i.name in NOISE_INPUTS)
-    return PiperSession(front, flow, decoder, multi_speaker, noises, cut)
+    return PiperSession(front, flow, decoder, multi_speaker, noises, cut, crops)
 
 
 def _session(model: Any, threads: int) -> Any:
@@ -198,6 +222,93 @@ def _split(model: Any, durations: str) -> tuple[tuple[Any, Any, Any], tuple[str,
     )
     decoder = _model(model, decoder_nodes, [tensor(latent, [1, None, None])], [output])
     return (front, flow_model, decoder), (prior, mask, latent)
+
+
+def _crop_decoder(model: Any) -> tuple[tuple[int, int], ...]:
+    """Crop the input of each of the decoder's upsampling stages (a ``ConvTranspose``) to the
+    frames its stage and the later ones reach: a ``Slice`` on the time axis whose start and end
+    are new inputs (``decode`` sets them). The HiFi-GAN decoder's reach, some ten latent frames,
+    is nearly all in its first stages; its later ones, at 64 and 256 samples a frame and most of
+    its compute, reach a frame or less, yet rendered all of ``DECODER_CONTEXT_FRAMES`` each side.
+    A crop keeps the frames within the reach of what follows it (rounded up, plus one), so the
+    samples asked for are the same (to float rounding) with and without it. The reach is read from
+    the graph (each ``Conv``'s kernel, dilation and pads, each ``ConvTranspose``'s stride); a
+    stage after which some op might mix frames otherwise, or that reads anything but its input,
+    is not cropped. Returns each crop's (samples per frame, context frames) in input order."""
+    graph = model.graph
+    nodes = list(graph.node)
+    weights = {i.name for i in graph.initializer}
+    # samples per latent frame of each tensor, from the decoder's input (one)
+    rate: dict[str, int] = {graph.input[0].name: 1}
+    for node in nodes:
+        r = max((rate.get(i, 0) for i in node.input), default=0)
+        if node.op_type == "ConvTranspose":
+            r *= _ints(node, "strides", [1])[0]
+        for out in node.output:
+            rate[out] = r
+    # latent frames each tensor's values reach to the decoder's output (None: cannot tell)
+    reach: dict[str, float | None] = {graph.output[0].name: 0.0}
+    for node in reversed(nodes):
+        after = [reach.get(out) for out in node.output if out in reach]
+        if not after:
+            continue
+        own = _radius(node, weights)
+        r_in = max((rate.get(i, 0) for i in node.input if i not in weights), default=0)
+        ahead = None
+        if own is not None and r_in > 0 and None not in after:
+            ahead = max(a or 0.0 for a in after) + own / r_in
+        for i in node.input:
+            if i and i not in weights:
+                known = reach.get(i, 0.0)
+                reach[i] = None if ahead is None or known is None else max(known, ahead)
+    output = graph.output[0].name
+    crops: list[tuple[int, int]] = []
+    for node in nodes:
+        if node.op_type != "ConvTranspose":
+            continue
+        x = node.input[0]
+        _, needs = _slice(graph, [output], {x})
+        ahead = reach.get(x)
+        if needs != {x} or ahead is None or rate.get(x, 0) <= 0:
+            continue
+        k = len(crops)
+        start, end = f"{CROP_INPUT}{k}_start", f"{CROP_INPUT}{k}_end"
+        graph.input.extend([helper.make_tensor_value_info(n, TensorProto.INT64, [1]) for n in (start, end)])
+        if not crops:
+            graph.initializer.append(helper.make_tensor(f"{CROP_INPUT}_axis", TensorProto.INT64, [1], [2]))
+        cropped = f"{x}_{CROP_INPUT}{k}"
+        graph.node.insert(
+            list(graph.node).index(node),
+            helper.make_node("Slice", [x, start, end, f"{CROP_INPUT}_axis"], [cropped]),
+        )
+        node.input[0] = cropped
+        crops.append((rate[x], math.ceil(ahead) + 1))
+    return tuple(crops)
+
+
+def _ints(node: Any, name: str, default: list[int]) -> list[int]:
+    return next((list(a.ints) for a in node.attribute if a.name == name), default)
+
+
+def _radius(node: Any, weights: set[str]) -> float | None:
+    """How many of its input's samples either side one output sample of ``node`` reads (None:
+    an op this does not know, or a convolution not over the time axis alone)."""
+    if node.op_type in _POINTWISE:
+        return 0.0
+    if node.op_type not in ("Conv", "ConvTranspose") or node.input[0] in weights:
+        return None
+    if any(a.name == "auto_pad" and a.s not in (b"", b"NOTSET") for a in node.attribute):
+        return None
+    kernel = _ints(node, "kernel_shape", [])
+    if len(kernel) != 1:
+        return None
+    k = kernel[0]
+    pad = _ints(node, "pads", [0, 0])[0]
+    stride = _ints(node, "strides", [1])[0]
+    if node.op_type == "Conv":
+        dilation = _ints(node, "dilations", [1])[0]
+        return None if stride != 1 else float(max(pad, (k - 1) * dilation - pad))
+    return max(pad, k - 1 - pad) / stride + 1.0
 
 
 def _slice(graph: Any, outputs: list[str], stop: set[str]) -> tuple[list[Any], set[str]]:
