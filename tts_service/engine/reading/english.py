@@ -78,6 +78,10 @@ _SPECIAL = frozenset(
 _PLAIN_WORDS = frozenset(["the", "and", "you", "for", "are", "can", "your", "our", "with", "that", "this",
                           "have", "will", "we", "it", "is", "be", "of", "or", "if", "me", "my", "i'm", "i'll",
                           "it's"])  # fmt: skip
+_AGE_UP = re.compile(r"^(\d{1,2})(mo|mos|yr|yrs|wk|wks)\+$")
+_UNIT_TO = re.compile(r"^([a-z]{2,4})[-–—](\d{1,3})$")
+#: words before a clock time with a bare a/p ("by 10a")
+_BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "before", "after", "around"])
 #: signs written apart in a list of them ("like ! or #")
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
@@ -236,6 +240,16 @@ class _Walk:
             return "then"  # "tap Settings > Privacy": a menu's path
         if re.match(r"^x\d{1,2}$", core) and not sum(map(str.isdigit, prev)) >= 7:
             return "times " + w.number(core[1:])  # "earn x2 points"
+        if core == "incl." and i == len(self.cores) - 1:
+            return "included"  # "with tubes incl."
+        if (aged := _AGE_UP.match(core)) is not None:  # "kids 6mo+": six months and up
+            return f"{w.number(aged.group(1))} {unit_words(aged.group(2), aged.group(1) != '1')} and up"
+        if (spread := _UNIT_TO.match(core)) is not None and (unit := unit_words(spread.group(1), True)):
+            return (
+                f"{unit} to {w.number(spread.group(2))}"  # "ages 6 wks–5 yrs": one end's unit, then the other
+            )
+        if _SHORT_AMPM.match(core) is not None and prev.lower() in _BEFORE_TIME:
+            return td.read_time(core + "m", w) or core  # "between 7 and 9a", "by 10a Sat"
         if core == "≈" and prev.isalpha() and (prev.istitle() or len(prev) == 1):
             return "is approximately"  # "Pi ≈ 3.14", "x ≈ 5"; "up ≈ 20%" is about
         if core == "#" and self.core(i + 1).lower() in ("key", "sign", "button"):
@@ -383,10 +397,20 @@ class _Walk:
             or self._spaced_decade(i)
             or spans.dimensions(self, i)
             or spans.rooms(self, i)
+            or self._per_area(i)
             or spans.mixed(self, i)
             or self._range_unit(i)
             or self._number_unit(i)
         )
+
+    def _per_area(self, i: int) -> int:
+        """ "$9/sq ft", "$48/cu yd": an amount per a square or cubic unit written apart."""
+        m = re.match(r"^(.+)/(sq|cu)$", self.core(i))
+        unit = unit_words(self.core(i + 1).rstrip("."), False) if m and not self.trail(i) else None
+        said = read_money(m.group(1), self.w) if m else None
+        if m is None or unit is None or said is None:
+            return 0
+        return self.set(i, f"{said} per {'square' if m.group(2) == 'sq' else 'cubic'}", unit)
 
     def _short_ampm_pair(self, i: int) -> int:
         """ "between 9a and 1p": two clock times with a bare a/p, joined by a word."""
@@ -534,6 +558,15 @@ class _Walk:
         if clock is not None and nxt in ("hrs", "hours"):
             return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
         said_unit = unit_words(nxt, plural)
+        if nxt.rstrip(".") == "pt" and self.core(i + 2).lower() in (
+            "stock",
+            "font",
+            "type",
+            "paper",
+            "text",
+            "cardstock",
+        ):
+            said_unit = "point"  # "16 pt. stock": a paper's or a type's size, not pints
         if said_unit is None:
             return 0
         return self.set(i, w.number(core), said_unit)

@@ -100,7 +100,7 @@ _INITIALS = re.compile(r"^(?:[A-Z]\.){2,}[A-Z]?$")
 
 
 #: tax forms named by their number, said in pairs ("Form 1040": ten forty)
-_TAX_FORMS = frozenset(["1040", "1099", "1098", "1095", "1065", "1120", "8821", "2848", "4868", "8962"])
+TAX_FORMS = frozenset(["1040", "1099", "1098", "1095", "1065", "1120", "8821", "2848", "4868", "8962"])
 
 
 def named_digits(cores: list[str]) -> int:
@@ -118,7 +118,9 @@ def named_digits(cores: list[str]) -> int:
 
 def tax_form(number: str, prev: str) -> bool:
     """ "Form 1040", "your 1040", "file a 1099": a tax form by its number, not a quantity."""
-    return number in _TAX_FORMS and prev in ("form", "your", "my", "the", "a", "his", "her", "their", "file")
+    if prev == "form" and len(number) in (3, 4):
+        return True  # "Form 941", "Form 8821"
+    return number in TAX_FORMS and prev in ("form", "your", "my", "the", "a", "his", "her", "their", "file")
 
 
 def close_quotes(parts: list[tuple[str, str, str]], open_before: bool = False) -> bool:

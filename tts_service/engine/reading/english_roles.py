@@ -61,7 +61,11 @@ SHAPE_WORDS = frozenset(
         "streaming",
     ]
 )
-_ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their"])
+_IS = frozenset(["it's", "that's", "there's", "here's", "what's", "he's", "she's", "let's", "who's",
+                 "where's", "how's", "one's", "today's"])  # fmt: skip
+_ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their",
+                       "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
+                       "several", "some", "many", "few", "extra", "spare"])  # fmt: skip
 #: words after a unit that are not the noun it describes ("a 5 km long trail", "10 GB more")
 _NOT_NOUNS = frozenset(
     [
@@ -136,7 +140,9 @@ def noun_after_measure(prev: str, noun: str) -> bool:
     """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
     bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
     named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
-    return prev in _ARTICLES and bare.isalpha() and named and noun not in _NOT_NOUNS
+    owner = prev.endswith(("'s", "’s")) and len(prev) > 3 and prev.replace("’", "'") not in _IS
+    # "John's 5 kg bag"; not "it's", "that's" (is, not a possessive)
+    return (prev in _ARTICLES or owner) and bare.isalpha() and named and noun not in _NOT_NOUNS
 
 
 _ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
@@ -261,6 +267,7 @@ _PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2})-(?P<word>[A-Za-z]+)$")
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
+_AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
 _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
 
@@ -284,6 +291,9 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         if said is None or (unit is None and not (word.islower() and len(word) >= 3)):
             return None
         return f"{said} {unit or word}"
+    if (m := _AGED.match(core)) is not None:  # "10-year-old", "3-day-long": the number, then its words
+        said = head(m.group("head"), w)
+        return None if said is None else said + m.group("words").replace("-", " ")
     if (m := _LINKED.match(core)) is not None:  # "2-for-1", "3-in-1", "1-on-1"
         return f"{w.cardinal(int(m.group(1)))} {m.group(2)} {w.cardinal(int(m.group(3)))}"
     if (m := _PLAN.match(core)) is not None:  # "401(k)", "403(b)": the plan's name

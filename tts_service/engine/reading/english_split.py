@@ -55,5 +55,5 @@ _DOTTED = frozenset([
     "wed.", "thu.", "thur.", "thurs.", "fri.", "sat.", "sun.", "mon.", "vol.", "fig.", "pg.", "p.", "pp.",
     "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
     "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
-    "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.",  # "the 12 oz. bag"
+    "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.", "avg.",  # "the 12 oz. bag"
 ])  # fmt: skip

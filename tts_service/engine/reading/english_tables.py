@@ -113,6 +113,8 @@ ABBREVIATIONS: dict[str, str] = {
     "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
     "Corp.": "Corporation",
     "WWI": "World War one", "WWII": "World War two", "YoY": "year over year", "QoQ": "quarter over quarter",
+    "yr": "year", "yrs": "years", "wk": "week", "wks": "weeks", "mos": "months", "avg.": "average",
+    "avg": "average", "Avg.": "Average",
     "ref.": "reference", "Ref.": "reference", "msg": "message", "msgs": "messages", "N/A": "N A",
     "n/a": "N A",
     "incl.": "including",
@@ -453,7 +455,7 @@ FILE_EXTENSIONS = frozenset(
 
 SYMBOL_WORDS: dict[str, str] = {
     "&": "and", "+": "plus", "=": "equals", "@": "at", "%": "percent", "#": "number", "×": "times",
-    "§": "section", "§§": "sections", "¶": "paragraph",
+    "§": "section", "§§": "sections", "¶": "paragraph", "+/-": "plus or minus", "+-": "plus or minus",
     "÷": "divided by", "~": "about", "≈": "about", "<": "less than", ">": "greater than",
     "±": "plus or minus", ">=": "greater than or equal to", "<=": "less than or equal to",
     "≥": "greater than or equal to", "≤": "less than or equal to", "!=": "not equal to", "≠": "not equal to",

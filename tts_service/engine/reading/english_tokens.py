@@ -129,7 +129,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         clock = sentence.military_time(plain, ctx.prev(), ctx.next_word, w) if len(plain) == 4 else None
         if clock is not None:
             return clock  # "leaves at 0730"
-        if len(plain) == 4 and (ctx.next_word in ("form", "forms") or sentence.tax_form(plain, ctx.prev())):
+        named_form = len(plain) == 4 and ctx.next_word in ("form", "forms")  # "1099 forms", not "312 forms"
+        if named_form or (len(plain) in (3, 4) and sentence.tax_form(plain, ctx.prev())):
             return roles.paired(plain, w)  # "1099 forms", "Form 1040", "your 1040": ten forty
         if ctx.prev() == "#" and len(plain) <= 4:
             return roles.reference(plain, w)  # "(# 123)" as "#123"
@@ -311,11 +312,13 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return web.read_tag(core, w)
     if (keys := shortcut(core, w)) is not None:
         return keys  # "Ctrl+Alt+Del"
-    if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and sentence.tax_form(form.group(1), "form"):
+    if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and form.group(1) in sentence.TAX_FORMS:
         return f"{roles.paired(form.group(1), w)} {w.letters(form.group(2))}"  # "1099-NEC"
     if (grades := re.match(r"^(K|Pre-?K)-(\d{1,2})$", core)) is not None:  # "K-5": K through five
         first = "K" if grades.group(1) == "K" else "pre K"
         return f"{first} through {w.cardinal(int(grades.group(2)))}"
+    if (tire := re.match(r"^(\d{3})x(\d{2})c$", core)) is not None:  # "700x32c": a bike tire
+        return f"{w.cardinal(int(tire.group(1)))} by {w.cardinal(int(tire.group(2)))} C"
     if (oil := _VISCOSITY.match(core)) is not None:  # "5W-30": five W thirty
         return f"{w.cardinal(int(oil.group(1)))} W {w.cardinal(int(oil.group(2)))}"
     if _SNAKE.match(core) and not web.is_domain(core):  # "Harborview_Guest": a network's name as written
@@ -478,8 +481,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     money = read_money(core, w)
     if money is not None:
         return money
-    if (m := _PERCENT.match(core)) is not None:
-        return w.number(m.group("num")) + " percent"
+    if (m := _PERCENT.match(core)) is not None:  # "+2.3%": plus two point three percent
+        return ("plus " if core[0] == "+" else "") + w.number(m.group("num")) + " percent"
     if core[-1] == "¢" and _NUMBER.match(core[:-1]):  # "5¢"
         return w.number(core[:-1]) + (" cent" if _is_one(core[:-1]) else " cents")
     if core[-1] == "+" and (money := read_money(core[:-1], w)) is not None:
