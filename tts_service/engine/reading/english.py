@@ -23,7 +23,7 @@ from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_codes import read_back
-from tts_service.engine.reading.english_roles import amount, paired, place_code
+from tts_service.engine.reading.english_roles import amount, place_code
 from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
@@ -54,7 +54,7 @@ __all__ = ["read_tokens", "read_unit_tokens", "split_token"]
 _DASHES = ("-", "–", "—")
 _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
-_SHORT_AMPM = re.compile(r"^(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ap]$")
+_SHORT_AMPM = spans.SHORT_AMPM
 _AMPM_RANGE = re.compile(r"^([ap]\.?m\.?)[-–—](\d{1,2}(?::\d\d)?)$")
 #: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
 _SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
@@ -389,36 +389,19 @@ class _Walk:
             or spans.grouped_id(self, i)
             or phones.phone_spaced(self, i)
             or self._with_ampm(i)
-            or self._short_ampm_pair(i)
+            or spans.short_ampm_pair(self, i)
             or self._ampm_range(i)
             or dates.month_day(self, i)
             or dates.day_month(self, i)
-            or self._house_number(i)
+            or spans.house_number(self, i)
             or self._spaced_decade(i)
             or spans.dimensions(self, i)
             or spans.rooms(self, i)
-            or self._per_area(i)
+            or spans.per_area(self, i)
             or spans.mixed(self, i)
             or self._range_unit(i)
             or self._number_unit(i)
         )
-
-    def _per_area(self, i: int) -> int:
-        """ "$9/sq ft", "$48/cu yd": an amount per a square or cubic unit written apart."""
-        m = re.match(r"^(.+)/(sq|cu)$", self.core(i))
-        unit = unit_words(self.core(i + 1).rstrip("."), False) if m and not self.trail(i) else None
-        said = read_money(m.group(1), self.w) if m else None
-        if m is None or unit is None or said is None:
-            return 0
-        return self.set(i, f"{said} per {'square' if m.group(2) == 'sq' else 'cubic'}", unit)
-
-    def _short_ampm_pair(self, i: int) -> int:
-        """ "between 9a and 1p": two clock times with a bare a/p, joined by a word."""
-        joined = self.core(i + 1).lower() in ("and", "to", "through", "thru", "or", "-", "–")
-        if not (joined and _SHORT_AMPM.match(self.core(i)) and _SHORT_AMPM.match(self.core(i + 2))):
-            return 0
-        sides = [td.read_time(self.core(k) + "m", self.w) or self.core(k) for k in (i, i + 2)]
-        return self.set(i, sides[0], self.core(i + 1) if self.core(i + 1).isalpha() else "to", sides[1])
 
     def _with_ampm(self, i: int) -> int:
         nxt = self.core(i + 1).lower()
@@ -457,24 +440,6 @@ class _Walk:
         if said is None and _PLAIN_INT.match(core) and 1 <= int(core) <= 12:
             return self.w.cardinal(int(core))
         return None if said is None else said.rsplit(" ", 1)[0]
-
-    def _house_number(self, i: int) -> int:
-        core = self.core(i)
-        if not (_PLAIN_INT.match(core) and 1 <= len(core) <= 5 and not self.trail(i)):
-            return 0
-        if self.core(i + 1) == "Broadway":  # the street with no street word
-            return self.set(i, paired(core, self.w))
-        for k in range(i + 2, min(i + 5, len(self.cores))):
-            bare = self.core(k).rstrip(".")
-            bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
-            name = self.core(k - 1)
-            if (
-                (bare in STREET_WORDS or bare in sentence.STREET_NAMES)
-                and len(bare) > 1
-                and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
-            ):
-                return self.set(i, paired(core, self.w))
-        return 0
 
     def _spaced_decade(self, i: int) -> int:
         """ "1980 s": a decade with its "s" set apart."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import re
 
+from tts_service.engine.reading import web
+from tts_service.engine.reading.english_context import TAX_FORMS
 from tts_service.engine.reading.english_roles import paired
 from tts_service.engine.reading.english_tables import ACRONYM_WORDS, CODE_CONTEXT, DIGIT_CONTEXT
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
-    "model_number", "over_letter", "read_acronym", "read_back", "retirement_plan", "shortcut", "spell_code",
-    "symbol_run", "team_name",
+    "model_number", "named_code", "over_letter", "read_acronym", "read_back", "retirement_plan", "shortcut",
+    "spell_code", "symbol_run", "team_name",
 ]  # fmt: skip
 
 _GROUP = re.compile(r"[A-Za-z]+|\d+")
@@ -220,3 +222,35 @@ def shortcut(core: str, w: NumberWords) -> str | None:
         else:
             return None
     return " ".join(said)
+
+
+_VISCOSITY = re.compile(r"^(\d{1,2})W-(\d{2})$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
+_HEX = re.compile(r"^0[xX][0-9A-Fa-f]{2,16}$")
+
+
+def named_code(core: str, w: NumberWords) -> str | None:
+    """Codes that are said their own way, whatever their neighbours: a keyboard shortcut, a tax
+    form with its suffix ("1099-NEC"), grades ("K-5": K through five), a bike tire ("700x32c"), an
+    oil grade ("5W-30"), a name with underscores ("Harborview_Guest", a year in it as a year), an
+    acronym with a letter ("USB-C"), a hex code ("0x80070005"). None: no such code."""
+    if (keys := shortcut(core, w)) is not None:
+        return keys
+    if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and form.group(1) in TAX_FORMS:
+        return f"{paired(form.group(1), w)} {w.letters(form.group(2))}"
+    if (grades := re.match(r"^(K|Pre-?K)-(\d{1,2})$", core)) is not None:
+        first = "K" if grades.group(1) == "K" else "pre K"
+        return f"{first} through {w.cardinal(int(grades.group(2)))}"
+    if (tire := re.match(r"^(\d{3})x(\d{2})c$", core)) is not None:
+        return f"{w.cardinal(int(tire.group(1)))} by {w.cardinal(int(tire.group(2)))} C"
+    if (oil := _VISCOSITY.match(core)) is not None:
+        return f"{w.cardinal(int(oil.group(1)))} W {w.cardinal(int(oil.group(2)))}"
+    if _SNAKE.match(core) and not web.is_domain(core):
+        parts = core.split("_")
+        return " underscore ".join(w.year(int(p)) if _YEAR.match(p) else w.numbers_in(p) for p in parts)
+    if re.match(r"^[A-Z]{2,5}-[A-Z]$", core) and (stem := read_acronym(core[:-2], w)) is not None:
+        return f"{stem} {w.letters(core[-1])}"
+    if _HEX.match(core):
+        return "zero x " + " ".join(w.digits(c) if c.isdigit() else w.letters(c) for c in core[2:])
+    return None

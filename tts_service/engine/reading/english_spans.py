@@ -1,4 +1,5 @@
-"""Readings that take several written tokens: dimensions, mixed fractions, identifiers in groups.
+"""Readings that take several written tokens: dimensions, mixed fractions, identifiers in groups,
+listings' rooms, amounts per a square or cubic unit, pairs of clock times, house numbers.
 
 Each rule looks at the tokens from ``i`` on and returns how many it read (0: not its kind); every
 token it takes gets its own spoken words, so marks still land on the written tokens.
@@ -9,13 +10,27 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from tts_service.engine.reading.english_roles import dimension, mixed_fraction, noun_after_measure, side
-from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
+from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_context import STREET_NAMES
+from tts_service.engine.reading.english_money import read_money
+from tts_service.engine.reading.english_roles import (
+    dimension,
+    mixed_fraction,
+    noun_after_measure,
+    paired,
+    side,
+)
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STREET_WORDS
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
-__all__ = ["Walk", "before_noun", "dimensions", "grouped_id", "mixed", "rooms"]
+__all__ = [
+    "SHORT_AMPM", "Walk", "before_noun", "dimensions", "grouped_id", "house_number", "mixed", "per_area",
+    "rooms", "short_ampm_pair",
+]  # fmt: skip
 
+#: a clock time with a bare a/p ("9a", "1:30p")
+SHORT_AMPM = re.compile(r"^(?:1[0-2]|0?[1-9])(?::[0-5]\d)?[ap]$")
 _QUANTITY = re.compile(r"^\d+(?:\.\d+)?['′\"″]?$")
 _TIMES = frozenset(["x", "X", "×", "by"])
 _GROUP = re.compile(r"^\d{2,5}$")
@@ -145,3 +160,42 @@ def _rooms_said(beds: str, baths: str, w: NumberWords, before_noun: bool) -> str
     bedrooms = "bedroom" if beds == "1" else "bedrooms"
     bathrooms = "bathroom" if baths == "1" else "bathrooms"
     return f"{w.cardinal(int(beds))} {bedrooms}, {bath_count} {bathrooms}"
+
+
+def per_area(walk: Walk, i: int) -> int:
+    """ "$9/sq ft", "$48/cu yd": an amount per a square or cubic unit written apart."""
+    m = re.match(r"^(.+)/(sq|cu)$", walk.core(i))
+    unit = unit_words(walk.core(i + 1).rstrip("."), False) if m and not walk.trail(i) else None
+    said = read_money(m.group(1), walk.w) if m else None
+    if m is None or unit is None or said is None:
+        return 0
+    return walk.set(i, f"{said} per {'square' if m.group(2) == 'sq' else 'cubic'}", unit)
+
+
+def short_ampm_pair(walk: Walk, i: int) -> int:
+    """ "between 9a and 1p": two clock times with a bare a/p, joined by a word."""
+    joined = walk.core(i + 1).lower() in ("and", "to", "through", "thru", "or", "-", "–")
+    if not (joined and SHORT_AMPM.match(walk.core(i)) and SHORT_AMPM.match(walk.core(i + 2))):
+        return 0
+    sides = [td.read_time(walk.core(k) + "m", walk.w) or walk.core(k) for k in (i, i + 2)]
+    return walk.set(i, sides[0], walk.core(i + 1) if walk.core(i + 1).isalpha() else "to", sides[1])
+
+
+def house_number(walk: Walk, i: int) -> int:
+    """ "123 Main St", "742 Evergreen Terrace", "1412 Broadway": a house number in pairs."""
+    core = walk.core(i)
+    if not (core.isdigit() and 1 <= len(core) <= 5 and not walk.trail(i)):
+        return 0
+    if walk.core(i + 1) == "Broadway":  # the street with no street word
+        return walk.set(i, paired(core, walk.w))
+    for k in range(i + 2, i + 5):  # past the last token, core is empty
+        bare = walk.core(k).rstrip(".")
+        bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
+        name = walk.core(k - 1)
+        if (
+            (bare in STREET_WORDS or bare in STREET_NAMES)
+            and len(bare) > 1
+            and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
+        ):
+            return walk.set(i, paired(core, walk.w))
+    return 0

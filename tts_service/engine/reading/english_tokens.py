@@ -16,10 +16,10 @@ from tts_service.engine.reading import web
 from tts_service.engine.reading.english_codes import (
     is_model_name,
     model_number,
+    named_code,
     over_letter,
     read_acronym,
     retirement_plan,
-    shortcut,
     spaced_model,
     spell_code,
     symbol_run,
@@ -73,10 +73,6 @@ _SCREEN_BEFORE = frozenset(
     ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
-_VISCOSITY = re.compile(r"^(\d{1,2})W-(\d{2})$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
-_SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
-_HEX = re.compile(r"^0[xX][0-9A-Fa-f]{2,16}$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
@@ -310,26 +306,10 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
-    if (keys := shortcut(core, w)) is not None:
-        return keys  # "Ctrl+Alt+Del"
-    if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and form.group(1) in sentence.TAX_FORMS:
-        return f"{roles.paired(form.group(1), w)} {w.letters(form.group(2))}"  # "1099-NEC"
-    if (grades := re.match(r"^(K|Pre-?K)-(\d{1,2})$", core)) is not None:  # "K-5": K through five
-        first = "K" if grades.group(1) == "K" else "pre K"
-        return f"{first} through {w.cardinal(int(grades.group(2)))}"
-    if (tire := re.match(r"^(\d{3})x(\d{2})c$", core)) is not None:  # "700x32c": a bike tire
-        return f"{w.cardinal(int(tire.group(1)))} by {w.cardinal(int(tire.group(2)))} C"
-    if (oil := _VISCOSITY.match(core)) is not None:  # "5W-30": five W thirty
-        return f"{w.cardinal(int(oil.group(1)))} W {w.cardinal(int(oil.group(2)))}"
-    if _SNAKE.match(core) and not web.is_domain(core):  # "Harborview_Guest": a network's name as written
-        parts = core.split("_")  # a year in a name is a year ("invoice_2024")
-        return " underscore ".join(w.year(int(p)) if _YEAR.match(p) else w.numbers_in(p) for p in parts)
-    if re.match(r"^[A-Z]{2,5}-[A-Z]$", core) and (stem := read_acronym(core[:-2], w)) is not None:
-        return f"{stem} {w.letters(core[-1])}"  # "USB-C": U S B C
+    if (named := named_code(core, w)) is not None:
+        return named  # "Ctrl+Alt+Del", "1099-NEC", "K-5", "5W-30", "USB-C", "0x80070005"...
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
         return plan  # "a 401k plan", "the 49ers"
-    if _HEX.match(core):  # "error 0x80070005": zero x, then each digit and letter
-        return "zero x " + " ".join(w.digits(c) if c.isdigit() else w.letters(c) for c in core[2:])
     if core[0] == "*" and core[1:].isdigit():  # "dial *67": the phone's star key, then digits
         return "star " + w.digits(core[1:])
     if core[-1] == "#" and core[:-1].isdigit():  # "enter 1234#": the phone's pound key
