@@ -20,6 +20,7 @@ from tts_service.engine.reading.words import NumberWords
 __all__ = [
     "NUMBER_WORDS",
     "SCHEDULE_WORDS",
+    "STREET_ANY",
     "STREET_NAMES",
     "TEMPERATURE_WORDS",
     "asks_to_calculate",
@@ -46,6 +47,8 @@ STREET_NAMES = frozenset([
     "Street", "Avenue", "Road", "Drive", "Lane", "Court", "Place", "Boulevard", "Parkway", "Highway",
     "Terrace", "Circle", "Trail", "Way", "Square", "Plaza", "Alley", "Crescent", "Loop", "Pike",
 ])  # fmt: skip
+#: a street's kind, written in full or abbreviated ("Avenue", "Ave", "St", "Apt", "NE")
+STREET_ANY = STREET_NAMES | frozenset(STREET_WORDS)
 #: written before a number it counts: "No. 5", "NO 88"
 NUMBER_WORDS = frozenset(
     ["no.", "No.", "NO.", "No", "NO", "Nos.", "nos.", "p.", "pp.", "VOL", "Vol", "vol", "Sec", "Sec."]
@@ -211,11 +214,7 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str, dotted: bool = Fals
         return TITLES[title]  # "Tamil Nadu Dr. M.G.R. Medical University": a name's initials
     if prev_raw.istitle() and prev_raw.isalpha() and (not next_raw[:1].isupper() or quarter):
         return STREET_WORDS[title]  # "Oak Dr. is closed", "Oak Dr E"
-    if (
-        not next_raw[:1].isupper()
-        or next_raw.rstrip(".") in STREET_WORDS
-        or next_raw.rstrip(".") in STREET_NAMES
-    ):
+    if not next_raw[:1].isupper() or next_raw.rstrip(".") in STREET_ANY:
         return None  # "Oak St. Apt 4"
     possessive = prev_raw.endswith(("'s", "’s"))
     if bare.islower() and dotted and prev_raw.istitle() and prev_raw.isalpha():
@@ -306,7 +305,7 @@ def road_direction(bare: str, prev_raw: str, before: tuple[str, ...]) -> str | N
     if _ROAD.match(prev_raw) or numbered:
         return _DIRECTIONS.get(bare.rstrip("."))
     street = prev_raw.rstrip(".")
-    if (street in STREET_NAMES or street in STREET_WORDS) and street not in _UNIT_WORDS:
+    if street in STREET_ANY and street not in _UNIT_WORDS:
         return _QUARTERS.get(bare.rstrip("."))  # "250 King St W", "Pennsylvania Ave NW"
     return None
 

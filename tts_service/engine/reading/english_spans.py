@@ -11,7 +11,7 @@ import re
 from typing import Protocol
 
 from tts_service.engine.reading import timedate as td
-from tts_service.engine.reading.english_context import STREET_NAMES
+from tts_service.engine.reading.english_context import STREET_ANY
 from tts_service.engine.reading.english_money import read_money
 from tts_service.engine.reading.english_roles import (
     dimension,
@@ -20,7 +20,7 @@ from tts_service.engine.reading.english_roles import (
     paired,
     side,
 )
-from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, STREET_WORDS
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
@@ -193,7 +193,7 @@ def house_number(walk: Walk, i: int) -> int:
         bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"
         name = walk.core(k - 1)
         if (
-            (bare in STREET_WORDS or bare in STREET_NAMES)
+            bare in STREET_ANY
             and len(bare) > 1
             and (name[:1].isupper() or re.match(r"^\d+(?:st|nd|rd|th)$", name))
         ):

@@ -343,9 +343,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     capital_before = ctx.prev_raw[:1].isupper() or ctx.prev_raw[:1].isdigit()
     street = bare in STREET_WORDS and after_name and capital_before
     if bare in ("NE", "NW", "SE", "SW"):  # "Main St SE", "8800 SE Hwy 99E", not "the Camry SE"
-        street = street and (
-            ctx.prev_raw.isdigit() or ctx.prev_raw.rstrip(".") in STREET_WORDS.keys() | sentence.STREET_NAMES
-        )
+        street = street and (ctx.prev_raw.isdigit() or ctx.prev_raw.rstrip(".") in sentence.STREET_ANY)
     if not ctx.prev_raw[:1].isdigit() and len(ctx.before) < 2:
         street = False  # "Visit St. Louis": the word before starts the unit
     if len(bare) == 1 and not (ctx.prev_raw.isdigit() and ctx.next_raw[:1].isalnum()):
@@ -374,9 +372,7 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
         ctx.next_raw.istitle() or _ORDINAL.match(ctx.next_raw) is not None
     ) and ctx.next_raw not in STREET_WORDS
     street_word = ctx.after_next.rstrip(".,")  # a street word, not one more direction ("Sato N, Dhara S")
-    named_street = (
-        named_street and len(street_word) > 1 and street_word in STREET_WORDS.keys() | sentence.STREET_NAMES
-    )
+    named_street = named_street and len(street_word) > 1 and street_word in sentence.STREET_ANY
     if named_street and bare in ("N", "S", "E", "W", "St"):
         return STREET_WORDS[bare] if bare != "St" else "Saint"  # "onto E. Colonial Dr.", "Rue St. Pierre Ct."
     if bare in ("Jr", "Sr") and ctx.next_raw[:1].islower() and not ctx.punctuated:
