@@ -27,7 +27,7 @@ from tts_service.backends.piper.piper_compat import (
 )
 from tts_service.engine.clock import FakeClock
 from tts_service.engine.jobs import PieceJob, UnitJob
-from tts_service.engine.ports import StreamingUnitBackend, UnitAudio
+from tts_service.engine.ports import StreamingUnitBackend, UnitAudio, UnitPieces
 from tts_service.engine.session import EngineSession, SessionConfig
 from tts_service.engine.types import Done, Paused, Resumed, SampleFormat, SpeechFrame
 
@@ -47,6 +47,19 @@ def joined(unit: UnitAudio) -> tuple[np.ndarray, int]:
 def snr_db(reference: np.ndarray, other: np.ndarray) -> float:
     err = np.sum((reference.astype(np.float64) - other) ** 2)
     return float(10 * np.log10(np.sum(reference.astype(np.float64) ** 2) / max(err, 1e-30)))
+
+
+def first_job_streamed(s: EngineSession, text: str) -> UnitPieces:
+    """Start ``text``, run the session's first job and complete it: a streamed unit, whose rest
+    (returned) is still to decode."""
+    s.start(text)
+    s.flush()
+    job = s.next_job()
+    assert isinstance(job, UnitJob) and job.streamed
+    result = job.run()
+    assert result.unit_audio is not None and result.unit_audio.rest is not None
+    s.complete(result)
+    return result.unit_audio.rest
 
 
 def session(backend: PiperBackend) -> EngineSession:
@@ -152,14 +165,7 @@ def test_the_first_frame_goes_out_before_the_rest_of_the_unit_is_decoded(
     later pieces follow as jobs of their own, and the turn says the whole sentence, every word
     marked once."""
     s = session(piper_backend)
-    s.start(TEXT)
-    s.flush()
-    job = s.next_job()
-    assert isinstance(job, UnitJob) and job.streamed
-    result = job.run()
-    assert result.unit_audio is not None and result.unit_audio.rest is not None
-    rest = result.unit_audio.rest
-    s.complete(result)
+    rest = first_job_streamed(s, TEXT)
     first = s.next_output()
     assert isinstance(first, SpeechFrame) and not rest.done
     piece = s.next_job()
@@ -183,13 +189,7 @@ def test_the_first_piece_makes_a_frame_at_every_output_rate(
     audio back in blocks (most at 8 kHz): the first job alone gives the first frame."""
     config = SessionConfig(sample_rate=rate, seed=3, sample_format=SampleFormat.FLOAT32)
     s = EngineSession(piper_backend, config, clock=FakeClock())
-    s.start(text)
-    s.flush()
-    job = s.next_job()
-    assert isinstance(job, UnitJob) and job.streamed
-    result = job.run()
-    assert result.unit_audio is not None and result.unit_audio.rest is not None
-    s.complete(result)
+    first_job_streamed(s, text)
     assert isinstance(s.next_output(), SpeechFrame)
 
 
