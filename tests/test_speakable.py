@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
+import pytest
 from toy_backends import ToneBackend, ToyFrameBackend
 
+from tts_service.engine import reading
+from tts_service.engine.reading import english
 from tts_service.engine.segmenter import Boundary, Unit
 from tts_service.engine.speakable import SpeakableStage
 
@@ -79,3 +85,27 @@ def test_a_quote_opened_in_an_earlier_clause_is_closed_after_a_number_not_read_a
     stage.take([Unit('He said "yes.', 2, Boundary.SENTENCE)])
     (measure,) = stage.take([Unit('The screen is 27".', 3, Boundary.SENTENCE)])
     assert measure.text == "The screen is twenty-seven inches."
+
+
+def test_a_reader_that_fails_on_a_unit_logs_it_and_the_unit_is_spoken_as_written(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in the English reader (text nobody foresaw) costs neither the unit nor the turn: the
+    unit goes to the model as written, with its written tokens for the marks, and the next unit is
+    read as usual."""
+    calls = {"n": 0}
+    real = english.read_unit_tokens
+
+    def fails_once(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise ValueError("invalid literal for int() with base 10: '350–400'")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reading, "read_unit_tokens", fails_once)
+    stage = SpeakableStage(ToneBackend.capabilities)
+    with caplog.at_level(logging.ERROR, logger="warmline.engine"):
+        taken = stage.take(units("It covers 350–400 sq. ft.", "Only $3.50."))
+    assert [u.text for u in taken] == ["It covers 350–400 sq. ft.", "Only three dollars and fifty cents."]
+    assert taken[0].written == (("It", 1), ("covers", 1), ("350–400", 1), ("sq.", 1), ("ft.", 1))
+    assert "350–400" in caplog.text and "read as written" in caplog.text

@@ -14,13 +14,18 @@ become words) for every backend, and the unit keeps each written token with its 
 words so marks can name what was written; last, words too long for a model are cut in pieces
 (``runs.cut_long_words``, the counts following). In a language without a reader, numbers too long
 to be quantities are read in digit groups (``runs.group_long_numbers``). With the segmenter's bound
-on a unit, what one unit gives the model is bounded however hostile the text.
+on a unit, what one unit gives the model is bounded however hostile the text. A reader that fails
+on a unit (a bug: text nobody foresaw) never loses the turn: the failure is logged with the unit,
+and the unit goes to the model as written (tags and lexicon still applied), as in a language
+without a reader.
 
-Synchronous and pure but for the code-block flag; never reads a clock, never runs the model.
+Synchronous and pure but for the code-block flag and that log line; never reads a clock, never
+runs the model.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -33,7 +38,11 @@ from tts_service.engine.runs import cut_long_words, group_long_numbers
 from tts_service.engine.segmenter import Boundary, Unit
 from tts_service.engine.textclean import clean_for_speech, has_speakable
 
+log = logging.getLogger("warmline.engine")
+
 _FENCES = ("```", "~~~")
+#: what a unit is read as when the reader fails on it: a language with no reader (as written)
+_AS_WRITTEN = "und"
 #: a quote left open never reaches past these (an LLM that forgets to close one)
 _SENTENCE_ENDS = frozenset([Boundary.SENTENCE, Boundary.PARAGRAPH, Boundary.FLUSH])
 
@@ -77,10 +86,17 @@ class SpeakableStage:
             spoken = fold_marks(spoken)
             if self._language not in LANGUAGES:
                 spoken = group_long_numbers(spoken)
-            reading = read(
-                spoken, self._language, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok,
-                quote_open=self._quote_open,
-            )  # fmt: skip
+            try:
+                reading = read(
+                    spoken, self._language, lexicon=self._lexicon, tagged=tagged,
+                    phonemes_ok=self._phonemes_ok, quote_open=self._quote_open,
+                )  # fmt: skip
+            except Exception:  # a reader bug must not cost the caller the turn
+                log.exception("the %s reader failed on %r: read as written", self._language, spoken)
+                spoken = group_long_numbers(spoken)
+                reading = read(
+                    spoken, _AS_WRITTEN, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
+                )
             self._quote_open = reading.quote_open and unit.boundary not in _SENTENCE_ENDS
             if not reading.text:
                 continue

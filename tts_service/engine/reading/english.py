@@ -488,15 +488,16 @@ class _Walk:
             said = read_core(core, w, self.ctx(i)) or core
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
-        if nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
+        measured = _measure_number(core, w)  # "64", or a range: "350–400"
+        if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
             plural = core.lstrip("-−+") not in ("1", "1.0")
-            return self.set(i, w.number(core), "fluid", "ounces" if plural else "ounce")
-        if nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):  # "2 sq ft"
+            return self.set(i, measured, "fluid", "ounces" if plural else "ounce")
+        if measured and nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
                 self, i + 1, self.core(i - 1).lower()
-            )
+            )  # "2 sq ft", "a 2 sq ft rug"
             square = unit_words(squared, plural) or ""
-            return self.set(i, w.number(core), "square" if nxt.rstrip(".") == "sq" else "cubic", square)
+            return self.set(i, measured, "square" if nxt.rstrip(".") == "sq" else "cubic", square)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
@@ -543,6 +544,20 @@ def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | N
     ``fixed``: token index -> spoken form decided elsewhere (a lexicon entry, a tag), taken as is.
     """
     return read_unit_tokens(tokens, words, fixed)[0]
+
+
+_MEASURED = re.compile(r"^[-−+]?\d[\d,]*(?:\.\d+)?$")
+_MEASURED_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
+
+
+def _measure_number(core: str, w: NumberWords) -> str | None:
+    """The words of a measure's number: a plain one ("64"), or a range ("350–400": "three hundred
+    fifty to four hundred"); None for anything else (it is not a measure's number)."""
+    if _MEASURED.match(core):
+        return w.number(core)
+    if span := _MEASURED_RANGE.match(core):
+        return f"{w.number(span.group(1))} to {w.number(span.group(2))}"
+    return None
 
 
 def read_unit_tokens(
