@@ -451,6 +451,51 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
+    # from blind sets 17-21 (issue 31, sixth pass)
+    ('It covers approx. 350–400 sq. ft. of wall.',
+     'It covers approximately three hundred fifty to four hundred square feet of wall.'),
+    ('Use 2–3 fl oz daily.',
+     'Use two to three fluid ounces daily.'),
+    ('Your trial ends in 14 days, and the card ends in 4417.',
+     'Your trial ends in fourteen days, and the card ends in four four one seven.'),
+    ('Get the 3/16" elastics and 3/8" drywall anchors.',
+     'Get the three sixteenths inch elastics and three eighths inch drywall anchors.'),
+    ('Max takes 75 mg tablets; it is $849.99 per 750 mL bottle.',
+     'Max takes seventy-five milligram tablets; it is eight hundred forty-nine dollars and '
+     'ninety-nine cents per seven hundred fifty milliliter bottle.'),
+    ('Clubs are $40/round, eggs $6.50/doz., tires $189/ea.',
+     'Clubs are forty dollars per round, eggs six dollars and fifty cents per dozen, tires one '
+     'hundred eighty-nine dollars each.'),
+    ('Autopay saves 5¢/gal, or 14.2¢ per kWh.',
+     'Autopay saves five cents per gallon, or fourteen point two cents per kilowatt hour.'),
+    ('Use a 1:6000 divisor, a 1:2:3 mix and a 1:16 ratio.',
+     'Use a one to six thousand divisor, a one to two to three mix and a one to sixteen ratio.'),
+    ('It runs Windows 10/11 or iOS 17.',
+     'It runs Windows ten or eleven or I O S seventeen.'),
+    ('Torqued to 150 ft-lbs on twin 425-hp outboards.',
+     'Torqued to one hundred fifty foot-pounds on twin four hundred twenty-five horsepower outboards.'),
+    ('Seas are 2–4 ft with SW winds of 10–15 kts; the array faces SSW.',
+     'Seas are two to four feet with southwest winds of ten to fifteen knots; the array faces '
+     'south-southwest.'),
+    ('Sonata No. 8, Op. 13, at 1 World Trade Ctr. on Mon.',
+     'Sonata number eight, Opus thirteen, at one World Trade Center on Monday.'),
+    ('Tracking #1Z999AA10123456784 left; seat #14C is yours.',
+     'Tracking number one Z nine nine nine A. A. one zero one two three four five six seven eight '
+     'four left; seat number fourteen C is yours.'),
+    ("Our '70s-inspired line joins the 50-Class Club.",
+     'Our seventies inspired line joins the fifty Class Club.'),
+    ('He drives a silver 2019 Toyota Camry.',
+     'He drives a silver twenty nineteen Toyota Camry.'),
+    ('Use 20 g of coffee to 320 g of water.',
+     'Use twenty grams of coffee to three hundred twenty grams of water.'),
+    ('It counts toward the 8,000 hrs needed.',
+     'It counts toward the eight thousand hours needed.'),
+    ('Adding tips is +$8, per §4.2, due ~Nov 1.',
+     'Adding tips is plus eight dollars, per section four point two, due about November first.'),
+    ('Your OBD-II scanner reads 87.5 pts and holds 9 qts.',
+     'Your O B D two scanner reads eighty-seven point five points and holds nine quarts.'),
+    ('We rent 60" round tables and 8\' banquet tables; he is 6\' tall.',
+     'We rent sixty inch round tables and eight foot banquet tables; he is six feet tall.'),
 ]  # fmt: skip
 
 

@@ -65,7 +65,7 @@ _QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
 #: words that follow a measure, not a letter ("5,895 m above sea level")
 _AFTER_MEASURE = frozenset(
-    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart", "more", "less"]
+    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart", "more", "less", "of"]
 )
 #: lower-case words some rule reads otherwise (an abbreviation, a unit, a month or day, a street or a
 #: title in lower case, a scale): every other lower-case word of four letters or more is said as written
@@ -165,8 +165,9 @@ class _Walk:
             return ""
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
-        if "~" in lead or "≈" in lead or "±" in lead:
+        if any(sign in lead for sign in "~≈±§+"):
             lead = lead.replace("~", "about ").replace("≈", "about ").replace("±", "plus or minus ")
+            lead = lead.replace("§", "section ").replace("+", "plus ")
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
         if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:

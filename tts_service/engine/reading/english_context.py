@@ -58,7 +58,7 @@ _COUNTED = {"no": "number", "nos": "numbers", "p": "page", "pp": "pages", "vol":
 _WORDLIKE_STATES = frozenset(
     ["OK", "HI", "ME", "IN", "OR", "OH", "LA", "DE", "ID", "CO", "AL", "MD", "MS", "DC"]
 )  # fmt: skip
-_INCHES = re.compile(r"^\d+(?:\.\d+)?\"$")
+_INCHES = re.compile(r"^(?:\d+(?:\.\d+)?|\d{1,2}/\d{1,2})\"$")
 #: short words in capitals that are never an acronym: said as the word ("Reply YES", "Vote NO")
 _CAPS_WORDS = frozenset([
     "YES", "NO", "NOT", "THE", "AND", "YOU", "ARE", "ALL", "NEW", "NOW", "GET", "BUY", "FOR",

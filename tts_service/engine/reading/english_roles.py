@@ -21,6 +21,7 @@ __all__ = [
     "dimension",
     "joined",
     "mixed_fraction",
+    "noun_after_mark",
     "noun_after_measure",
     "paired",
     "place_code",
@@ -65,7 +66,20 @@ _IS = frozenset(["it's", "that's", "there's", "here's", "what's", "he's", "she's
                  "where's", "how's", "one's", "today's"])  # fmt: skip
 _ARTICLES = frozenset(["a", "an", "the", "this", "that", "each", "every", "your", "my", "our", "their",
                        "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twelve",
-                       "several", "some", "many", "few", "extra", "spare"])  # fmt: skip
+                       "several", "some", "many", "few", "extra", "spare", "per"])  # fmt: skip
+#: what follows a quantity to say what became of it, no noun it describes ("the 8,000 hrs needed")
+_COUNTED_PARTICIPLES = frozenset(["needed", "required", "remaining", "used", "spent", "allowed",
+                                  "included", "listed", "shown", "requested", "paid", "owed", "saved",
+                                  "earned", "billed", "charged", "logged", "worked", "left"])  # fmt: skip
+#: what a measure counts out in, named in the plural with no article before the measure: "75 mg
+#: tablets", "3/8 in. anchors" (the measure is their adjective, its unit singular)
+_MEASURED_PIECES = frozenset(["tablets", "capsules", "pills", "caplets", "softgels", "doses", "vials",
+                              "bottles", "jars", "cans", "bags", "boxes", "packs", "cartons", "tubes",
+                              "pouches", "cups", "rounds", "sheets", "boards", "planks", "pipes",
+                              "bolts", "screws", "nails", "anchors", "panels", "tiles", "bricks",
+                              "blocks", "rolls", "coils", "batteries", "bulbs", "filters", "tires",
+                              "wheels", "pans", "pots", "trays", "containers", "bins", "buckets",
+                              "drums"])  # fmt: skip
 #: words after a unit that are not the noun it describes ("a 5 km long trail", "10 GB more")
 _NOT_NOUNS = frozenset(
     [
@@ -132,8 +146,37 @@ _NOT_NOUNS = frozenset(
         "under",
         "across",
         "through",
+        "today",
+        "tonight",
+        "now",
+        "overall",
+        "either",
+        "both",
+        "too",
+        "still",
+        "already",
+        "instead",
+        "exactly",
+        "only",
+        "just",
+        "about",
+        "around",
+        "plus",
+        "minus",
+        "above",
+        "below",
+        "beneath",
+        "past",
+        "short",
+        "thick",
     ]
 )
+
+
+def noun_after_mark(noun: str) -> bool:
+    """ "8' banquet tables", '60" round tables': a measure written with a foot or inch mark is
+    the adjective of the word after it, article or not, unless that word is no noun ("6' tall")."""
+    return noun_after_measure("a", noun)
 
 
 def noun_after_measure(prev: str, noun: str) -> bool:
@@ -142,15 +185,39 @@ def noun_after_measure(prev: str, noun: str) -> bool:
     named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
     owner = prev.endswith(("'s", "’s")) and len(prev) > 3 and prev.replace("’", "'") not in _IS
     # "John's 5 kg bag"; not "it's", "that's" (is, not a possessive)
-    return (prev in _ARTICLES or owner) and bare.isalpha() and named and noun not in _NOT_NOUNS
+    pieces = noun.lower() in _MEASURED_PIECES
+    done = noun in _COUNTED_PARTICIPLES  # "the 8,000 hrs needed"
+    return (
+        (prev in _ARTICLES or owner or pieces)
+        and bare.isalpha()
+        and named
+        and noun not in _NOT_NOUNS
+        and not done
+    )
 
 
-_ODDS_WORDS = frozenset(["ratio", "odds", "won", "lost", "beat", "score", "mix", "mixed", "split", "chance"])
+_ODDS_WORDS = frozenset(
+    [
+        "ratio",
+        "odds",
+        "won",
+        "lost",
+        "beat",
+        "score",
+        "mix",
+        "mixed",
+        "split",
+        "chance",
+        "scale",
+        "dilution",
+        "dilute",
+    ]
+)
 _PLACE = re.compile(
     r"^(?:(?P<l1>[A-Za-z]|[A-Z]{2}(?=-))-?(?P<n1>[1-9]\d{0,2})|(?P<n2>[1-9]\d{0,2})(?P<l2>[A-Za-z]))$"
 )  # "B22", "14C", "I-80", "US-101"
 _RESOLUTION = re.compile(r"^(?P<n>480|576|720|1080|1440|2160|4320)(?P<s>[pi])$")
-_RATIO = re.compile(r"^(?P<a>\d{1,3}):(?P<b>\d{1,3})$")
+_RATIO = re.compile(r"^(?P<a>\d{1,5}):(?P<b>\d{1,5})(?::(?P<c>\d{1,5}))?$")
 _NUM = r"\d+(?:\.\d+)?['′\"″]?"
 _DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
 _MARKS = {"'": "feet", "′": "feet", '"': "inches", "″": "inches"}
@@ -204,13 +271,14 @@ def ratio(core: str, near: tuple[str, ...], w: NumberWords) -> str | None:
     m = _RATIO.match(core)
     if m is None:
         return None
-    a, b = m.group("a"), m.group("b")
+    a, b, c = m.group("a"), m.group("b"), m.group("c")
     odds = bool(_ODDS_WORDS.intersection(near))
     shape = not odds and bool(SHAPE_WORDS.intersection(near))
-    if len(b) == 2 and not odds and not shape:
-        return None  # "4:30" is a time
-    link = "by" if shape else "to"
-    return f"{w.cardinal(int(a))} {link} {w.cardinal(int(b))}"
+    clock = len(b) == 2 and (c is None or len(c) == 2) and len(a) <= 2  # "4:30", "10:15:42"
+    if clock and not odds and not shape:
+        return None  # a time
+    link = "by" if shape else "to"  # "1:2:3": one to two to three; "1:6000": one to six thousand
+    return f" {link} ".join(w.cardinal(int(part)) for part in (a, b, c) if part is not None)
 
 
 def dimension(core: str, w: NumberWords) -> str | None:
@@ -262,10 +330,22 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
     return f"{w.cardinal(int(whole))} and {part}"
 
 
-_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)$")
+_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)\.?$")
+#: a price: what it is per can be any thing sold ("$40/round", "5¢/gal", "C$0.31/km")
+_PRICED = re.compile(r"^(?:[A-Z]{0,2}[$€£¥₹]|[$€£¥₹]?\d[\d,]*(?:\.\d+)?¢$)")
+_PRICED_PER = {
+    "doz": "dozen",
+    "pc": "piece",
+    "pcs": "piece",
+    "ppl": "person",
+    "pp": "person",
+    "sqft": "square foot",
+}
 _PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)$")
 #: "1st-time", "7.2-millimeter", "1/4-inch"
-_HYPHENED = re.compile(r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2})-(?P<word>[A-Za-z]+)$")
+_HYPHENED = re.compile(
+    r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s)-(?P<word>[A-Za-z]+)$"
+)  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
@@ -284,12 +364,16 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
     if (m := _PER.match(core)) is not None:
         unit = m.group("unit")
         said, per = head(m.group("head"), w), unit_words(unit, False) or PER_WORDS.get(unit.lower(), ("",))[0]
-        return None if said is None or not per else f"{said} per {per}"
+        if said is not None and not per and _PRICED.match(m.group("head")):
+            if unit.lower() == "ea":
+                return said + " each"  # "$189/ea"
+            per = _PRICED_PER.get(unit.lower()) or (unit if unit.islower() and len(unit) >= 3 else "")
+        return None if said is None or not per else f"{said} per {per}"  # "$40/round", "$6.50/doz."
     if (m := _HYPHENED.match(core)) is not None:
         said, word = head(m.group("head"), w), m.group("word")
         unit = unit_words(word, False) if word.islower() or word in UNITS else None
-        if said is None or (unit is None and not (word.islower() and len(word) >= 3)):
-            return None
+        if said is None or (unit is None and not ((word.islower() or word.istitle()) and len(word) >= 3)):
+            return None  # "the 50-Class Club" as much as "a 24-hour gym"
         return f"{said} {unit or word}"
     if (m := _AGED.match(core)) is not None:  # "10-year-old", "3-day-long": the number, then its words
         said = head(m.group("head"), w)

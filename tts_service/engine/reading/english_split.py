@@ -15,15 +15,19 @@ __all__ = ["split_token"]
 _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
 _AMOUNT_START = frozenset("0123456789$€£¥")
+_CURRENCY_START = frozenset("$€£¥")
 
 
 def split_token(token: str) -> tuple[str, str, str]:
     """("(", "$3.50", ").") from "($3.50)."; a period that belongs to an abbreviation stays."""
     start, end = 0, len(token)
     while start < end and (
-        token[start] in _LEAD or (token[start] in "~≈±" and token[start + 1 : start + 2] in _AMOUNT_START)
+        token[start] in _LEAD
+        or (token[start] in "~≈±§" and token[start + 1 : start + 2] in _AMOUNT_START)
+        or (token[start] == "+" and token[start + 1 : start + 2] in _CURRENCY_START)
+        or (token[start] == "~" and token[start + 1 : start + 2].isupper())
     ):
-        start += 1  # "~5 min", "≈$20", "±2°F": the sign is said before the amount
+        start += 1  # "~5 min", "≈$20", "±2°F", "§4.2", "+$8", "~Nov 1": the sign is said before
     while end > start and token[end - 1] in _TRAIL:
         end -= 1
     core = token[start:end]
@@ -34,12 +38,12 @@ def split_token(token: str) -> tuple[str, str, str]:
         and (
             re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
             or core.lower() + "." in _DOTTED
-            or re.split(r"[-–—]", core)[-1].lower() + "." in _DOTTED  # "Mon.–Fri."
+            or re.split(r"[-–—/]", core)[-1].lower() + "." in _DOTTED  # "Mon.–Fri.", "$6.50/doz."
         )
     ):
         core, trail = core + ".", trail[1:]
-    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$", core):
-        core, trail = core + trail[0], trail[1:]  # 12" (inches)
+    if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$|^\d{1,2}/\d{1,2}$", core):
+        core, trail = core + trail[0], trail[1:]  # 12" (inches), 3/8" (of an inch)
     elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
         core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
     elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
@@ -56,4 +60,5 @@ _DOTTED = frozenset([
     "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
     "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
     "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.", "avg.",  # "the 12 oz. bag"
+    "op.", "ctr.", "ea.", "doz.",
 ])  # fmt: skip

@@ -6,9 +6,31 @@ Data only; ``english.py`` decides when each applies.
 from __future__ import annotations
 
 __all__ = [
-    "ABBREVIATIONS", "ACRONYM_WORDS", "CODE_CONTEXT", "CURRENCY_CODES", "CURRENCY_SYMBOLS", "DAYS",
-    "DIGIT_CONTEXT", "FILE_EXTENSIONS", "MONTHS", "ORDINAL_NAMES", "ROMAN_CARDINAL_CONTEXT", "SCALES",
-    "STATES", "STREET_WORDS", "SYMBOL_WORDS", "TITLES", "TLDS", "UNITS", "YEAR_CONTEXT",
+    "ABBREVIATIONS",
+    "ACRONYM_WORDS",
+    "CODE_CONTEXT",
+    "COMPASS",
+    "COUNTED_TIME",
+    "CURRENCY_CODES",
+    "CURRENCY_SYMBOLS",
+    "DAYS",
+    "DIGIT_CONTEXT",
+    "FILE_EXTENSIONS",
+    "MODEL_YEAR_BEFORE",
+    "MONTHS",
+    "NUMBERED_RELEASES",
+    "ORDINAL_NAMES",
+    "ROMAN_CARDINAL_CONTEXT",
+    "ROMAN_SUFFIX",
+    "SCALES",
+    "STATES",
+    "STREET_WORDS",
+    "SYMBOL_WORDS",
+    "TITLES",
+    "TLDS",
+    "UNITS",
+    "WIND_WORDS",
+    "YEAR_CONTEXT",
 ]  # fmt: skip
 
 #: symbol -> (one, many, minor one, minor many); no minor unit: decimals read as "point"
@@ -124,6 +146,8 @@ ABBREVIATIONS: dict[str, str] = {
     "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
+    "ea.": "each", "ea": "each", "Ctr.": "Center", "Op.": "Opus",
+    "iOS": "I O S", "macOS": "mac O S", "iPadOS": "I pad O S", "watchOS": "watch O S", "tvOS": "T V O S",
 }  # fmt: skip
 
 MONTHS: dict[str, int] = {
@@ -462,3 +486,31 @@ SYMBOL_WORDS: dict[str, str] = {
     "°": "degrees", "/": "slash", "*": "times", "->": "to", "→": "to", "€": "euro",
     "$": "dollar", "£": "pound", "¥": "yen",
 }  # fmt: skip
+
+
+#: a code's roman suffix ("OBD-II", "DSM-IV"): its number
+ROMAN_SUFFIX = {"II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
+_POINTS = {"N": "north", "S": "south", "E": "east", "W": "west"}
+_HALF_POINTS = {a + b: _POINTS[a] + _POINTS[b] for a in "NS" for b in "EW"}
+#: a compass point ("SW": southwest, "SSW": south-southwest), said as one where the wind or a
+#: facing is its subject (``WIND_WORDS``)
+COMPASS = (
+    _POINTS
+    | _HALF_POINTS
+    | {c + half: f"{_POINTS[c]}-{said}" for half, said in _HALF_POINTS.items() for c in set(half)}
+)
+WIND_WORDS = frozenset(["wind", "winds", "gusts", "gusting", "breeze", "breezes", "blowing", "faces",
+                        "facing", "heading", "swell", "swells", "current", "currents"])  # fmt: skip
+#: what a car's (or a wine's) year comes after: "a silver 2019 Toyota Camry", "a restored 1967 Mustang"
+MODEL_YEAR_BEFORE = frozenset(["silver", "black", "white", "red", "blue", "gray", "grey", "green", "gold",
+                               "tan", "beige", "used", "new", "certified", "leased", "old", "vintage",
+                               "classic", "restored", "preowned", "pre-owned"])  # fmt: skip
+#: products whose releases are numbered: "Windows 10/11" is either release, not a date
+NUMBERED_RELEASES = frozenset(["Windows", "iOS", "iPadOS", "macOS", "watchOS", "Android", "Office", "Excel",
+                               "Word", "Outlook", "PS", "PlayStation", "Xbox", "iPhone", "iPad", "Galaxy",
+                               "Pixel", "Python", "Java", "Node", "Ubuntu", "Fedora", "Debian", "Chrome",
+                               "Firefox", "Safari", "Edge"])  # fmt: skip
+#: what a number before it counts ("ends in 14 days"), rather than names
+COUNTED_TIME = frozenset(["day", "days", "week", "weeks", "month", "months", "year", "years", "hour", "hours",
+                          "minute", "minutes", "second", "seconds", "night", "nights", "business", "calendar",
+                          "working", "more"])  # fmt: skip

@@ -28,14 +28,20 @@ from tts_service.engine.reading.english_codes import (
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
+    COMPASS,
+    COUNTED_TIME,
     DIGIT_CONTEXT,
+    MODEL_YEAR_BEFORE,
     MONTH_NAMES,
+    NUMBERED_RELEASES,
     ORDINAL_NAMES,
     ROMAN_CARDINAL_CONTEXT,
+    ROMAN_SUFFIX,
     SCALES,
     STREET_WORDS,
     SYMBOL_WORDS,
     TITLES,
+    WIND_WORDS,
     YEAR_CONTEXT,
 )  # fmt: skip
 from tts_service.engine.reading.english_units import PER_WORDS, unit_words
@@ -74,6 +80,7 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_INCH_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})[\"″]$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 #: ...but these capitals are the unit after a spaced number too ("57 L", "65 W", "12 V"): a letter
@@ -153,8 +160,13 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         dated = ctx.prev() in sentence.SINCE and len(plain) == 4 and 1100 <= int(plain) <= 2099
         if ctx.prev() in ("error", "err", "http", "status") and len(plain) == 3:
             return roles.paired(plain, w)  # "Error 404": four oh four
-        if ctx.before[-2:] in (("end", "in"), ("ends", "in"), ("ending", "in")) and len(plain) <= 6:
-            return w.digits(plain)  # "it should end in 3908": a card's last four
+        if (
+            ctx.before[-2:] in (("end", "in"), ("ends", "in"), ("ending", "in"))
+            and len(plain) <= 6
+            and (after := ctx.next_word.rstrip(".,;:!?").lower()) not in COUNTED_TIME
+            and unit_words(after, True) is None
+        ):  # "it should end in 3908": a card's last four ("ends in 14 days" counts the days)
+            return w.digits(plain)
         if ctx.prev() in ("from", "to", "at") and _TEXTING.intersection(ctx.before) and len(plain) in (5, 6):
             return w.digits(plain)  # "a text from 72166": a short code
         if ctx.digits_named and 3 <= len(plain) <= 6:
@@ -192,7 +204,10 @@ def _year_like(ctx: Context) -> bool:
     if ctx.prev() in YEAR_CONTEXT or td.month_number(ctx.prev().title()) is not None:
         return True
     if (
-        ctx.prev() in ("the", "a", "its", "their", "his", "her", "your", "my", "our")
+        (
+            ctx.prev() in ("the", "a", "its", "their", "his", "her", "your", "my", "our")
+            or ctx.prev() in MODEL_YEAR_BEFORE
+        )
         and not ctx.punctuated
         and (ctx.next_raw[:1].isupper() or ctx.next_word in _YEARLY)
     ):
@@ -293,19 +308,27 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
+    if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
+        return unit  # "14.2¢ per kWh", "$3 per lb"
+    if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
+        return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
         return ABBREVIATIONS[core.lower()]
     if web.is_email(core) or web.is_url(core):
         return web.read_address(core, w)
     if re.match(
-        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]{1,3}\d[A-Z\d]*$", core
-    ):  # "#A1234", "#123-456" (a word and digits, "#COVID19", is a tag)
+        r"^#(?=[A-Z\d-]*\d)[A-Z\d]+(?:-[A-Z\d]+)+$|^#[A-Z]{1,3}\d[A-Z\d]*$"
+        r"|^#(?=\d[\dA-Z]{5,}$)\d*[A-Z][\dA-Z]*$",
+        core,
+    ):  # "#A1234", "#123-456", "#1Z999AA1012" (a word and digits, "#COVID19", is a tag)
         return _number_sign(ctx) + spell_code(core[1:], w)
     if core[0] == "#" and (place := roles.place_code(core[1:], ctx.before[-3:], w)) is not None:
         return "number " + place  # "seat #14C"
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:
+        return f"{w.letters(m.group(1))} {w.cardinal(ROMAN_SUFFIX[m.group(2)])}"  # "OBD-II", "MIL-VIII"
     if (named := named_code(core, w)) is not None:
         return named  # "Ctrl+Alt+Del", "1099-NEC", "K-5", "5W-30", "USB-C", "0x80070005"...
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:
@@ -416,13 +439,19 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
+    if part[-1:] == "¢" and _NUMBER.match(part[:-1]):  # "5¢/gal"
+        return w.number(part[:-1]) + (" cent" if _is_one(part[:-1]) else " cents")
     if (m := _COMMON_FRACTION.match(part)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
-        n, b = int(m.group(1)), int(m.group(2))  # "a 1/4-inch key": "a quarter inch key"
-        name = _DENOMS[b] if b in _DENOMS else (w.ordinal(b), w.ordinal(b) + "s")
-        return name[0] if n == 1 else f"{w.cardinal(n)} {name[1]}"
+        return _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "a 1/4-inch key": "a quarter inch key"
     if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
     return None
+
+
+def _fraction_words(n: int, b: int, w: NumberWords) -> str:
+    """A proper fraction as a part: "a quarter", "three sixteenths"."""
+    name = _DENOMS[b] if b in _DENOMS else (w.ordinal(b), w.ordinal(b) + "s")
+    return name[0] if n == 1 else f"{w.cardinal(n)} {name[1]}"
 
 
 def _dated(core: str, ctx: Context) -> bool:
@@ -465,9 +494,13 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money + " plus"  # "$100+"
     if core[-1] == "+" and _NUMBER.match(core[:-1]) and core[0].isdigit():
         return read_number(core[:-1], w, ctx) + " plus"  # "10,000+ users"
+    if (m := re.match(r"^(\d{1,2})/(\d{1,2})$", core)) and ctx.prev_raw.rstrip(",") in NUMBERED_RELEASES:
+        return f"{w.cardinal(int(m.group(1)))} or {w.cardinal(int(m.group(2)))}"  # "Windows 10/11"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
         if (date := reader(core, w)) is not None:
             return date
+    if ":" in core and (said := roles.ratio(core, (*ctx.before[-2:], ctx.next_word), w)) is not None:
+        return said  # "a 1:16 ratio", "16:9 screens": no time
     if (time := td.read_time(core, w)) is not None:
         return time
     if re.match(r"^\d{1,2}:[0-5]\d[ap]$", core) and (time := td.read_time(core + "m", w)) is not None:
@@ -482,12 +515,14 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         year = w.year(int(m.group("y")))
         return year[:-1] + "ies" if year.endswith("y") else year + "s"
     if (m := _FEET.match(core)) is not None:
-        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # a 12" pizza
+        adjective = not ctx.punctuated and roles.noun_after_mark(ctx.next_raw)  # a 12" pizza, 8' tables
         if m.group("only_in"):
             one = _is_one(m.group("only_in")) or adjective
             return w.number(m.group("only_in")) + (" inch" if one else " inches")
         feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
+    if (m := _INCH_FRACTION.match(core)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
+        return _fraction_words(int(m.group(1)), int(m.group(2)), w) + " inch"  # "3/16\"": a part of an inch
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:

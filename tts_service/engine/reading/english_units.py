@@ -20,6 +20,11 @@ _MORE = {
     "μm": ("micrometer", "micrometers"), "µm": ("micrometer", "micrometers"),
     "mmHg": ("millimeter of mercury", "millimeters of mercury"),
     "IU": ("I U", "I U"), "kJ": ("kilojoule", "kilojoules"), "pct": ("percent", "percent"),
+    "ng": ("nanogram", "nanograms"), "kts": ("knot", "knots"), "kt": ("knot", "knots"),
+    "ft-lbs": ("foot-pound", "foot-pounds"), "ft-lb": ("foot-pound", "foot-pounds"),
+    "lb-ft": ("pound-foot", "pound-feet"), "mIU": ("milli-international unit", "milli-international units"),
+    "CBM": ("cubic meter", "cubic meters"), "cbm": ("cubic meter", "cubic meters"),
+    "hp": ("horsepower", "horsepower"), "qts": ("quart", "quarts"), "pts": ("point", "points"),
 }  # fmt: skip
 _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
