@@ -222,6 +222,10 @@ def test_an_abbreviation_before_a_number_does_not_end_the_sentence() -> None:
     seg.feed("Call ext. 204 by Dec. 31 please. No. Thanks.", 0.0)
     seg.flush()
     assert [u.text for u in seg.units_ready()] == ["Call ext. 204 by Dec. 31 please.", "No.", "Thanks."]
+    priced = Segmenter()  # a price after one: "approx. $420", "(reg. $129)"
+    priced.feed("It is approx. $420 (reg. $500). Done.", 0.0)
+    priced.flush()
+    assert [u.text for u in priced.units_ready()] == ["It is approx. $420 (reg. $500).", "Done."]
 
 
 HIBARI_CAPS = HibariBackend.capabilities

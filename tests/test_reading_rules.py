@@ -452,6 +452,22 @@ VOICE_BOT = [
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
     # from blind sets 17-21 (issue 31, sixth pass)
+    ('A $25 late fee applies, or pay by eCheck ($0.95 fee) in $5 increments.',
+     'A twenty-five dollar late fee applies, or pay by eCheck (ninety-five cent fee) in five dollar '
+     'increments.'),
+    ('It is $99 (reg. $129), about approx. $420 in all.',
+     'It is ninety-nine dollars (regular one hundred twenty-nine dollars), about approximately four '
+     'hundred twenty dollars in all.'),
+    ('Season passes for 2026/27 sit next to the ½-price rosé.',
+     'Season passes for twenty twenty-six to twenty-seven sit next to the half price rosé.'),
+    ('We have the 225/65R17 Defender for firmware v3.2.',
+     'We have the two twenty-five sixty-five R seventeen Defender for firmware version three point two.'),
+    ('Lincoln H.S. has W/D hookups.',
+     'Lincoln High School has washer dryer hookups.'),
+    ('Mail to P.O. Box 17023; size 312 batteries last.',
+     'Mail to P.O. Box one seven zero two three; size three twelve batteries last.'),
+    ('Orders of 20+ lbs ship free, compared with $39 monthly.',
+     'Orders of twenty plus pounds ship free, compared with thirty-nine dollars monthly.'),
     ('It covers approx. 350–400 sq. ft. of wall.',
      'It covers approximately three hundred fifty to four hundred square feet of wall.'),
     ('Use 2–3 fl oz daily.',

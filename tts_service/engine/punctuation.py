@@ -32,11 +32,12 @@ ABBREVIATIONS: frozenset[str] = frozenset(
     {"dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "mt", "gen", "col", "capt", "lt", "sgt", "rev",
      "hon", "fr", "vs", "etc", "maj", "gov", "sen", "rep", "pres", "adm", "incl", "ref", "ctr"}
 )  # fmt: skip
-#: abbreviations a number follows ("ext. 204", "Dec. 31"): before a digit, not a sentence end
+#: abbreviations a number follows ("ext. 204", "Dec. 31", "reg. $129"): before a digit or a currency
+#: sign, not a sentence end
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
      "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
-     "thurs", "fri", "sat", "sun", "weds", "p", "est", "op"}
+     "thurs", "fri", "sat", "sun", "weds", "p", "est", "op", "reg"}
 )  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"

@@ -303,7 +303,9 @@ class Segmenter:
         if self._after_space:
             self._after_space = False
             if self._sentence_at is not None:
-                if piece[0].islower() or (piece[0].isdigit() and self._number_follows):
+                if piece[0].islower() or (
+                    (piece[0].isdigit() or piece[0] in "$€£¥") and self._number_follows
+                ):
                     self._sentence_at = None  # "e.g. for", "Hello. world"
                 else:
                     self._cut_all(Boundary.SENTENCE)

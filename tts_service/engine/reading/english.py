@@ -499,6 +499,11 @@ class _Walk:
             )  # "2 sq ft", "a 2 sq ft rug"
             square = unit_words(squared, plural) or ""
             return self.set(i, measured, "square" if nxt.rstrip(".") == "sq" else "cubic", square)
+        plus_unit = (
+            unit_words(nxt.rstrip("."), True) if core.endswith("+") and nxt not in RISKY_UNITS else None
+        )
+        if plus_unit and _measure_number(core[:-1], w):  # "20+ lbs": twenty plus pounds
+            return self.set(i, f"{_measure_number(core[:-1], w)} plus", plus_unit)
         if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
             return 0
         plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())

@@ -87,6 +87,13 @@ _VERBS = frozenset([
     "will", "has", "had", "can", "could", "would", "should", "must", "may", "might", "goes", "went", "gets",
     "got", "covers", "covered", "includes", "comes", "came", "be",
 ])  # fmt: skip
+#: words that describe the noun a price is before, and no noun themselves ("a $25 late fee")
+_MONEY_MODIFIERS = frozenset(["late", "initial", "one-time", "annual", "flat", "additional", "nonrefundable",
+                              "non-refundable", "refundable", "early", "minimum"])  # fmt: skip
+#: what a price names when it comes right before, article or not ("eCheck ($0.95 fee)", "in $5 increments")
+_PRICED_NOUNS = frozenset(["fee", "fees", "charge", "deposit", "credit", "discount", "bonus", "voucher",
+                           "surcharge", "copay", "deductible", "increments", "minimum", "rebate",
+                           "coupon"])  # fmt: skip
 _CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupees": "rupee", "cents": "cent"}
 _ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
 _DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",
@@ -280,7 +287,8 @@ def money_before_noun(said: str, prev: str, next_raw: str) -> str:
     plural = said.rsplit(" ", 1)[-1] if " " in said else ""
     if " and " in said or plural not in _CURRENCY_ONE or next_raw in _VERBS:
         return said  # "the $20 will be refunded": a verb, no noun, follows
-    if not noun_after_measure(prev, next_raw) or next_raw in ("a", "each"):
+    modified = next_raw in _MONEY_MODIFIERS or next_raw in _PRICED_NOUNS  # "a $25 late fee", "($0.95 fee)"
+    if not (noun_after_measure(prev, next_raw) or modified) or next_raw in ("a", "each"):
         return said
     return said[: -len(plural)] + _CURRENCY_ONE[plural]
 

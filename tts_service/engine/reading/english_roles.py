@@ -36,7 +36,8 @@ PAIRED_CONTEXT = frozenset(
     ["room", "rm", "suite", "ste", "apt", "apartment", "unit", "flight", "office", "route", "highway", "hwy",
      "interstate", "exit", "platform", "terminal", "gate", "seat", "bus", "track", "pier", "dock", "bay",
      "level", "floor", "row", "aisle", "table", "locker", "section", "lot", "channel", "building", "bldg",
-     "box", "boeing", "airbus", "cessna", "embraer", "§", "sec", "sec.", "cabin", "stateroom", "berth"]
+     "box", "boeing", "airbus", "cessna", "embraer", "§", "sec", "sec.", "cabin", "stateroom", "berth",
+     "size"]
 )  # fmt: skip
 #: words after which a letter-and-number code is a secret to spell, not a place to say
 _SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
@@ -344,7 +345,8 @@ _PRICED_PER = {
 _PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)$")
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(
-    r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s)-(?P<word>[A-Za-z]+)$"
+    r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s|[½¼¾⅓⅔])"
+    r"-(?P<word>[A-Za-z]+)$"
 )  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")

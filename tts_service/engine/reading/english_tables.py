@@ -146,7 +146,8 @@ ABBREVIATIONS: dict[str, str] = {
     "Jan.": "January", "Feb.": "February", "Mar.": "March",
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
-    "ea.": "each", "ea": "each", "Ctr.": "Center", "Op.": "Opus",
+    "ea.": "each", "ea": "each", "Ctr.": "Center", "Op.": "Opus", "H.S.": "High School",
+    "W/D": "washer dryer",
     "iOS": "I O S", "macOS": "mac O S", "iPadOS": "I pad O S", "watchOS": "watch O S", "tvOS": "T V O S",
 }  # fmt: skip
 

@@ -80,6 +80,9 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
+_SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
+_TIRE = re.compile(r"^(\d{3})/(\d{2})(Z?R)(\d{2})$")
 _INCH_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})[\"″]$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
@@ -153,6 +156,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             prev = ctx.prev(2)  # "flight UA 482": the airline's code between
         if (prev in roles.PAIRED_CONTEXT or prev[:-1] in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
             return sign + roles.paired(plain, w)
+        if prev == "box" and 5 <= len(plain) <= 8:
+            return sign + w.digits(plain)  # "P.O. Box 17023": one seven oh two three
         texting = (ctx.prev() == "to" and bool(_TEXTING.intersection(near))) or ctx.prev() in _TEXTING
         if texting and 3 <= len(plain) <= 6:
             return sign + w.digits(plain)  # a short code: "text JOIN to 55123"
@@ -308,6 +313,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
+    if core.lower() == "reg." and ctx.next_raw[:1] in ("$", "€", "£", "¥"):
+        return "regular"  # "$99 (reg. $129)": the regular price
     if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
         return unit  # "14.2¢ per kWh", "$3 per lb"
     if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
@@ -345,6 +352,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
+    if core[:1] in _VULGAR_PARTS and (said := roles.joined(core, w, _joined_head)) is not None:
+        return said  # "½-price"
     if not any(c.isdigit() for c in core):
         return _read_word(core, w, ctx)
     return _read_numeric(core, w, ctx)
@@ -439,6 +448,8 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
 def _joined_head(part: str, w: NumberWords) -> str | None:
     if (said := read_money(part, w)) is not None:
         return said
+    if part in _VULGAR_PARTS:  # "½-price"
+        return _VULGAR_PARTS[part]
     if part[-1:] == "¢" and _NUMBER.match(part[:-1]):  # "5¢/gal"
         return w.number(part[:-1]) + (" cent" if _is_one(part[:-1]) else " cents")
     if (m := _COMMON_FRACTION.match(part)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
@@ -494,6 +505,13 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return money + " plus"  # "$100+"
     if core[-1] == "+" and _NUMBER.match(core[:-1]) and core[0].isdigit():
         return read_number(core[:-1], w, ctx) + " plus"  # "10,000+ users"
+    if (m := _SEASON.match(core)) is not None:  # "the 2026/27 season"
+        return f"{w.year(int(m.group(1)))} to {w.cardinal(int(m.group(2)))}"
+    if (m := _TIRE.match(core)) is not None:  # "225/65R17": a tire's width, profile and rim
+        width, profile, kind, rim = m.groups()
+        return f"{roles.paired(width, w)} {w.cardinal(int(profile))} {w.letters(kind)} {w.cardinal(int(rim))}"
+    if (m := re.match(r"^[vV](\d{1,3})\.(\d{1,3})$", core)) is not None:  # "v2.1"
+        return f"version {w.cardinal(int(m.group(1)))} point {w.digits(m.group(2))}"
     if (m := re.match(r"^(\d{1,2})/(\d{1,2})$", core)) and ctx.prev_raw.rstrip(",") in NUMBERED_RELEASES:
         return f"{w.cardinal(int(m.group(1)))} or {w.cardinal(int(m.group(2)))}"  # "Windows 10/11"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
