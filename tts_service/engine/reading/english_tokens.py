@@ -352,8 +352,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
-    if core[:1] in _VULGAR_PARTS and (said := roles.joined(core, w, _joined_head)) is not None:
-        return said  # "½-price"
+    if core[:1] in _VULGAR_PARTS and (part := roles.joined(core, w, _joined_head)) is not None:
+        return part  # "½-price"
     if not any(c.isdigit() for c in core):
         return _read_word(core, w, ctx)
     return _read_numeric(core, w, ctx)
