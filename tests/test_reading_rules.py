@@ -451,7 +451,30 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
-    # from blind sets 17-21 (issue 31, sixth pass)
+    # from blind sets 17-23 (issue 31, sixth pass)
+    ('Usage above 10 kgal is billed at $5.12/kgal, a 67-CCF increase.',
+     'Usage above ten thousand gallons is billed at five dollars and twelve cents per thousand '
+     'gallons, a sixty-seven C C F increase.'),
+    ('Homes with 3/4-in. lead lines get a 2mm-wide chain.',
+     'Homes with three quarter inch lead lines get a two millimeter wide chain.'),
+    ('Resizing a 14K gold band for a 2BR apartment lasts 6–12 mo.',
+     'Resizing a fourteen karat gold band for a two bedroom apartment lasts six to twelve months.'),
+    ('The omakase is $185 pp; the Dragon Roll (8 pc) and the 60-pc platter '
+     'come with a one-time $75 travel fee.',
+     'The omakase is one hundred eighty-five dollars per person; the Dragon Roll (eight pieces) and '
+     'the sixty piece platter come with a one-time seventy-five dollar travel fee.'),
+    ('ZIP codes 30301–30318 are out; it is 98°F–102°F.',
+     'Zip codes three zero three zero one to three zero three one eight are out; it is ninety-eight '
+     'to one hundred two degrees Fahrenheit.'),
+    ('Call 612-373-3333, opt. 3, about radon at 5.2 pCi/L, ASAP.',
+     'Call six one two, three seven three, three three three three, option three, about radon at '
+     'five point two picocuries per liter, A S A P.'),
+    ('Code calls for R-49 to R-60; cracks wider than 1/4" matter.',
+     'Code calls for R forty-nine to R sixty; cracks wider than a quarter inch matter.'),
+    ('Fewer than 12 credit hrs, at 28 kn, in 0.5 g or 1 g sizes.',
+     'Fewer than twelve credit hours, at twenty-eight knots, in zero point five grams or one gram sizes.'),
+    ('Pick it up at 1420 N. Broadway.',
+     'Pick it up at fourteen twenty North Broadway.'),
     ('A $25 late fee applies, or pay by eCheck ($0.95 fee) in $5 increments.',
      'A twenty-five dollar late fee applies, or pay by eCheck (ninety-five cent fee) in five dollar '
      'increments.'),

@@ -304,6 +304,8 @@ class _Walk:
         left, right = m.groups()
         if sentence.win_loss(left, right, ctx.prev(), ctx.next_word, ctx.after_next.lower()):
             return f"{self.w.cardinal(int(left))} and {self.w.cardinal(int(right))}"  # "now 10-3"
+        if sentence.zip_range(left, right, ctx.before):  # "ZIP codes 30301–30318"
+            return f"{self.w.digits(left)} to {self.w.digits(right)}"
         if (lettered := sentence.lettered_range(left, right, self.w)) is not None:
             return lettered  # "A–Z", "S–XL", "1990–present"
         per = re.match(r"^(.+)/([A-Za-z]+)$", right)
@@ -318,6 +320,15 @@ class _Walk:
         if sentence.identifier_range(left, right, ctx.before):
             return None  # "case ID 5501-7732": one identifier, not a range
         glued = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", right)
+        glued_left = re.match(r"^(\d+(?:\.\d+)?)([A-Za-z°/²]+)$", left)
+        same = glued and glued_left and glued_left.group(2) == glued.group(2)
+        if (
+            same
+            and glued is not None
+            and glued.group(2) not in ("s", "k", "K", "M", "B")
+            and unit_words(glued.group(2), True)
+        ):
+            left = glued_left.group(1) if glued_left else left  # "98°F–102°F": the unit once, at the end
         unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"
             return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
@@ -452,7 +463,8 @@ class _Walk:
         """ "5-10 mph", "20-30 lbs", "1980-1970 kg": a range of quantities, then their unit."""
         m = _QUANTITY_RANGE.match(self.core(i))
         nxt = self.core(i + 1).rstrip(".")
-        if m is None or self.trail(i) or not nxt or nxt in RISKY_UNITS:
+        dotted_month = nxt == "mo" and (self.core(i + 1) + self.trail(i + 1)).startswith("mo.")  # "6–12 mo."
+        if m is None or self.trail(i) or not nxt or (nxt in RISKY_UNITS and not dotted_month):
             return 0
         plural = not spans.before_noun(self, i, self.core(i - 1).lower())
         unit = unit_words(nxt, plural)
@@ -519,7 +531,9 @@ class _Walk:
         risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
         # "10.49 s,", "8,849 m (29,032 ft)": a unit when the clause ends on it
         closed = self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "("
-        closed = nxt.islower() and (closed or self.core(i + 2).lower() in _AFTER_MEASURE)
+        twin = self.core(i + 2).lower() in ("or", "and", "to") and self.core(i + 4) == nxt  # "0.5 g or 1 g"
+        twin = twin and self.core(i + 3)[:1].isdigit()
+        closed = nxt.islower() and (closed or twin or self.core(i + 2).lower() in _AFTER_MEASURE)
         inches = nxt == "in" and self.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
         inches = inches or (
             nxt == "in" and i + 2 == len(self.cores) and self.trail(i + 1)[:1] == "."

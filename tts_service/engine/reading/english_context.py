@@ -39,6 +39,7 @@ __all__ = [
     "shouted",
     "title_or_street",
     "year_after",
+    "zip_range",
     "zone_offset",
 ]  # fmt: skip
 
@@ -288,6 +289,9 @@ def money_before_noun(said: str, prev: str, next_raw: str) -> str:
     if " and " in said or plural not in _CURRENCY_ONE or next_raw in _VERBS:
         return said  # "the $20 will be refunded": a verb, no noun, follows
     modified = next_raw in _MONEY_MODIFIERS or next_raw in _PRICED_NOUNS  # "a $25 late fee", "($0.95 fee)"
+    modified = modified or (
+        prev in _MONEY_MODIFIERS and next_raw.isalpha() and next_raw.islower()
+    )  # "one-time $75 travel fee"
     if not (noun_after_measure(prev, next_raw) or modified) or next_raw in ("a", "each"):
         return said
     return said[: -len(plural)] + _CURRENCY_ONE[plural]
@@ -297,6 +301,12 @@ def _hhmm(m: re.Match[str], w: NumberWords) -> str:
     h, minutes = int(m.group("h")), int(m.group("m"))
     hour = ("oh " if m.group("h")[0] == "0" else "") + w.cardinal(h) if h else "zero zero"
     return hour + " " + ("hundred" if not minutes else ("oh " if minutes < 10 else "") + w.cardinal(minutes))
+
+
+def zip_range(left: str, right: str, before: tuple[str, ...]) -> bool:
+    """ "ZIP codes 30301–30318": a range of ZIP codes, each said digit by digit."""
+    zips = {b.lower().rstrip(",:") for b in before[-3:]} & {"zip", "zips", "zipcodes", "postcodes"}
+    return bool(zips) and len(left) == len(right) == 5 and left.isdigit() and right.isdigit()
 
 
 def identifier_range(left: str, right: str, before: tuple[str, ...]) -> bool:

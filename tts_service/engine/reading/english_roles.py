@@ -345,7 +345,7 @@ _PRICED_PER = {
 _PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)$")
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(
-    r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s|[½¼¾⅓⅔])"
+    r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s|[½¼¾⅓⅔]|\d+(?:\.\d+)?[a-z]{1,3})"
     r"-(?P<word>[A-Za-z]+)$"
 )  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
@@ -373,7 +373,12 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         return None if said is None or not per else f"{said} per {per}"  # "$40/round", "$6.50/doz."
     if (m := _HYPHENED.match(core)) is not None:
         said, word = head(m.group("head"), w), m.group("word")
-        unit = unit_words(word, False) if word.islower() or word in UNITS else None
+        unit = unit_words(word, False) if not word.isupper() or word in UNITS else None
+        counted = re.match(r"^[1-9]\d{0,2}$", m.group("head")) is not None
+        if said is not None and unit is None and counted and word.isupper() and 3 <= len(word) <= 4:
+            return f"{said} {w.letters(word)}"  # "a 67-CCF increase" (not a code's "4410-AZ")
+        if said is not None and unit is not None and said.endswith(" quarters"):
+            said = said[:-1]  # "3/4-in.": a three quarter inch line
         if said is None or (unit is None and not ((word.islower() or word.istitle()) and len(word) >= 3)):
             return None  # "the 50-Class Club" as much as "a 24-hour gym"
         return f"{said} {unit or word}"

@@ -186,7 +186,8 @@ def house_number(walk: Walk, i: int) -> int:
     core = walk.core(i)
     if not (core.isdigit() and 1 <= len(core) <= 5 and not walk.trail(i)):
         return 0
-    if walk.core(i + 1) == "Broadway":  # the street with no street word
+    directed = walk.core(i + 1).rstrip(".") in ("N", "S", "E", "W", "NE", "NW", "SE", "SW")
+    if walk.core(i + 1 + directed) == "Broadway":  # the street with no street word ("1420 N. Broadway")
         return walk.set(i, paired(core, walk.w))
     for k in range(i + 2, i + 5):  # past the last token, core is empty
         bare = walk.core(k).rstrip(".")

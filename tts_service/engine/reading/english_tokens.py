@@ -80,6 +80,7 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
 _TIRE = re.compile(r"^(\d{3})/(\d{2})(Z?R)(\d{2})$")
@@ -313,6 +314,10 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
+    if core == "pp" and ctx.prev_raw[:1] in ("$", "€", "£", "¥"):
+        return "per person"  # "$185 pp"
+    if core in ("hrs", "mins"):  # "12 credit hrs" (not "28 HRs": home runs)
+        return "hours" if core == "hrs" else "minutes"
     if core.lower() == "reg." and ctx.next_raw[:1] in ("$", "€", "£", "¥"):
         return "regular"  # "$99 (reg. $129)": the regular price
     if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
@@ -334,6 +339,13 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
+    if (m := re.match(r"^(\d{1,2})[Kk]$", core)) and ctx.next_word in _KARAT_NEXT:
+        return w.cardinal(int(m.group(1))) + " karat"  # "a 14K gold band"
+    if (m := re.match(r"^(\d)(?:BR|br|bd|bdrm)$", core)) is not None:  # "a 2BR apartment"
+        adjective = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
+        return w.cardinal(int(m.group(1))) + (" bedroom" if adjective or m.group(1) == "1" else " bedrooms")
+    if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
+        return "R " + w.cardinal(int(m.group(1)))
     if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:
         return f"{w.letters(m.group(1))} {w.cardinal(ROMAN_SUFFIX[m.group(2)])}"  # "OBD-II", "MIL-VIII"
     if (named := named_code(core, w)) is not None:
@@ -456,6 +468,9 @@ def _joined_head(part: str, w: NumberWords) -> str | None:
         return _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "a 1/4-inch key": "a quarter inch key"
     if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
+    glued = re.match(r"^(\d+(?:\.\d+)?)([a-z]{2,3})$", part)
+    if glued and (unit := unit_words(glued.group(2), False)):
+        return f"{w.number(glued.group(1))} {unit}"  # "a 2mm-wide chain": two millimeter
     return None
 
 
@@ -540,7 +555,9 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
     if (m := _INCH_FRACTION.match(core)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
-        return _fraction_words(int(m.group(1)), int(m.group(2)), w) + " inch"  # "3/16\"": a part of an inch
+        part = _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "3/16\"": a part of an inch
+        lone = m.group(1) == "1" and ctx.prev() not in ("a", "an", "the", "one")  # "wider than 1/4\""
+        return ("a " if lone else "") + part + " inch"
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     if (m := _FRACTION.match(core)) is not None:

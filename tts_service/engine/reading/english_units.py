@@ -25,6 +25,8 @@ _MORE = {
     "lb-ft": ("pound-foot", "pound-feet"), "mIU": ("milli-international unit", "milli-international units"),
     "CBM": ("cubic meter", "cubic meters"), "cbm": ("cubic meter", "cubic meters"),
     "hp": ("horsepower", "horsepower"), "qts": ("quart", "quarts"), "pts": ("point", "points"),
+    "kn": ("knot", "knots"), "pCi": ("picocurie", "picocuries"), "pc": ("piece", "pieces"),
+    "pcs": ("piece", "pieces"), "kgal": ("thousand gallons", "thousand gallons"),
 }  # fmt: skip
 _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
