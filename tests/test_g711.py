@@ -96,3 +96,17 @@ def test_round_trip_error_is_within_half_a_step(samples: np.ndarray) -> None:
     bound = (np.abs(clipped) + g711.BIAS) / 32 + 1  # half a step of the segment holding x
     assert np.all(np.abs(decoded - clipped) <= bound)
     assert np.all(np.sign(decoded) * np.sign(x) >= 0)  # the sign survives (zero may be either)
+
+
+def test_a_gain_table_scales_a_payload_by_its_gain_within_one_quantization_step() -> None:
+    """``codes.translate(gain_table(-15))`` is the payload 15 dB down (to mu-law's resolution), and
+    0 dB leaves every sample as it was ("-0" becomes "+0")."""
+    rng = np.random.default_rng(7)
+    pcm = (rng.standard_normal(8000) * 6000).clip(-32768, 32767).astype(np.int16)
+    codes = g711.encode(pcm).tobytes()
+    ducked = g711.decode(codes.translate(g711.gain_table(-15.0))).astype(np.float64)
+    before = g711.decode(codes).astype(np.float64)
+    level = 20 * np.log10(np.sqrt(np.mean(ducked**2)) / np.sqrt(np.mean(before**2)))
+    assert level == pytest.approx(-15.0, abs=0.2)
+    every = bytes(range(256))
+    assert np.array_equal(g711.decode(every.translate(g711.gain_table(0.0))), g711.decode(every))
