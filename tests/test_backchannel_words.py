@@ -8,7 +8,7 @@ from test_agent_language import OPENAI, TwoLanguages
 
 from agent.settings import AgentSettings, default_parts
 from agent.turn_taking.backchannel_words import LANGUAGES, listening_words
-from agent.turn_taking.barge_in import BargeIn, Interrupt, ResumeBot
+from agent.turn_taking.barge_in import BargeIn, DuckBot, Interrupt, ResumeBot
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.cues import BACKCHANNELS, backchannel, interrupts
 from agent.turn_taking.strategies import TurnTakingConfig
@@ -52,7 +52,7 @@ def test_a_listeners_words_resume_the_bot_and_a_question_interrupts_it(language:
     listener, question = SAID[language]
     barge = speaking(language)
     barge.speech_started(1.0)
-    assert barge.words(listener, 1.4, final=True) == []
+    assert barge.words(listener, 1.4, final=True) == [DuckBot()]
     assert barge.speech_stopped(1.45) == []
     assert barge.tick(1.8) == [ResumeBot(listener)]
     asked = speaking(language)
@@ -93,4 +93,4 @@ def test_warmline_call_gives_the_barge_in_the_callers_language() -> None:
         barge.bot_started(0.0)
         barge.speech_started(1.0)
         acts[name] = barge.words(said, 1.7, final=True) + barge.speech_stopped(1.75) + barge.tick(2.1)
-    assert acts == {"de": [ResumeBot(said)], "en": [Interrupt(said)]}
+    assert acts == {"de": [DuckBot(), ResumeBot(said)], "en": [Interrupt(said)]}

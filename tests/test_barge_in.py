@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_taking.barge_in import BargeIn, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.barge_in import BargeIn, DuckBot, Interrupt, PauseBot, ResumeBot, StartTurn
 from agent.turn_taking.confidence import Heard
 
 
@@ -21,11 +21,14 @@ def test_the_bot_pauses_the_moment_the_caller_speaks_over_it() -> None:
 
 
 def test_a_backchannel_resumes_the_bot_once_the_caller_stays_quiet_and_its_words_are_dropped() -> None:
-    """ "yeah" over the bot: ResumeBot carrying the words to forget, ``resume_quiet_s`` (0.3 s)
-    after the VAD's stop, whether the final transcript comes before the stop or after it."""
+    """ "yeah" over the bot: the answer goes on ducked at its words, and at full level with
+    ResumeBot carrying the words to forget ``resume_quiet_s`` (0.3 s) after the VAD's stop,
+    whether the final transcript comes before the stop or after it."""
     barge = speaking()
     barge.speech_started(1.0)
-    assert barge.words("yeah", 1.3, final=True) == []  # the STT's final comes before the VAD stop
+    # the STT's final comes before the VAD stop
+    assert barge.words("yeah", 1.3, final=True) == [DuckBot()]
+    assert barge.ducked and barge.paused
     assert barge.speech_stopped(1.35) == []
     assert barge.next_deadline_s() == pytest.approx(1.65)
     assert barge.tick(1.6) == []
@@ -33,9 +36,9 @@ def test_a_backchannel_resumes_the_bot_once_the_caller_stays_quiet_and_its_words
     other = speaking()
     other.speech_started(1.0)
     other.speech_stopped(1.3)
-    assert other.words("uh huh", 1.35, final=True) == []
+    assert other.words("uh huh", 1.35, final=True) == [DuckBot()]
     assert other.tick(1.6) == [ResumeBot("uh huh")]
-    assert barge.resumed == 1 and not barge.paused
+    assert barge.resumed == 1 and not barge.paused and not barge.ducked
 
 
 def test_a_first_word_and_a_comma_pause_are_not_resumed_over_the_rest_of_the_sentence() -> None:
@@ -74,11 +77,12 @@ def test_real_words_interrupt_as_an_interim_once_the_speech_is_longer_than_a_bac
 
 def test_short_speech_of_one_or_two_words_is_a_backchannel_whatever_they_were_heard_as() -> None:
     """ "Sure." read "to learn" at posteriors of 0.08, "Mm hmm." read "the hand" at 0.9: short and
-    two words, so the bot resumes and the words are dropped; as long as a turn, they interrupt."""
+    two words, so the bot resumes and the words are dropped (ducked back in at once where the
+    recognizer does not trust them); as long as a turn, they interrupt."""
     guessed = Heard.of([("to", 0.1), ("learn", 0.08)], duration_s=1.0)
     barge = speaking()
     barge.speech_started(1.0)
-    assert barge.words("to learn", 1.6, final=True, heard=guessed) == []
+    assert barge.words("to learn", 1.6, final=True, heard=guessed) == [DuckBot()]
     barge.speech_stopped(1.65)
     assert barge.tick(1.95) == [ResumeBot("to learn")]
     sure = Heard.of([("the", 0.9), ("hand", 0.8)], duration_s=1.0)
@@ -108,11 +112,11 @@ def test_short_speech_with_a_sentences_words_interrupts_even_if_they_are_wrong()
 
 def test_a_short_sound_misheard_as_words_waits_for_its_final_transcript() -> None:
     """ "Right." half-decoded as "bring a" 0.25 s in: not yet an interruption; the final "right"
-    is a backchannel and the bot resumes."""
+    is a backchannel: the bot goes on ducked, and then resumes."""
     barge = speaking()
     barge.speech_started(1.0)
     assert barge.words("bring a", 1.25, final=False) == []
-    assert barge.words("right", 1.3, final=True) == []
+    assert barge.words("right", 1.3, final=True) == [DuckBot()]
     barge.speech_stopped(1.32)
     assert barge.tick(1.62) == [ResumeBot("right")]
 
@@ -167,3 +171,59 @@ def test_a_fluent_guess_for_a_short_sound_is_no_sentence() -> None:
     assert trusted.words("that's what i'm doing", 1.5, final=True, heard=sure) == [
         Interrupt("that's what i'm doing")
     ]
+
+
+def test_a_backchannel_written_at_the_first_pause_is_talked_through_at_once() -> None:
+    """Whisper's words at the caller's first pause ("uh huh", trusted or not) duck the answer
+    back in before the VAD's stop; the final then only confirms it, and the full level comes back
+    once the caller has stayed quiet. Words that are not a backchannel's ("actually"; "the hand"
+    for a misheard "mm hmm") do not: the bot stays silent until the verdict."""
+    heard = Heard.of([("uh", 0.4), ("huh", 0.3)], duration_s=0.4, fluent=True)
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("uh huh", 1.3, final=False, heard=heard) == [DuckBot()]
+    assert barge.speech_stopped(1.45) == []
+    assert barge.words("uh huh", 1.46, final=True, heard=heard) == []  # ducked already
+    assert barge.tick(1.76) == [ResumeBot("uh huh")]
+    for words in ("actually", "the hand", "wait"):
+        other = speaking()
+        other.speech_started(1.0)
+        said = Heard.of([(w, 0.9) for w in words.split()], duration_s=0.4, fluent=True)
+        assert other.words(words, 1.3, final=False, heard=said) == []
+        assert not other.ducked
+    guessed = speaking()  # "lehma" for a "Mm hmm.": a word whisper does not trust, no stop word
+    guessed.speech_started(1.0)
+    lehma = Heard.of([("lehma", 0.01)], duration_s=0.4, fluent=True)
+    assert guessed.words("lehma", 1.3, final=False, heard=lehma) == [DuckBot()]
+    stop = speaking()  # but never over a stop word, trusted or not
+    stop.speech_started(1.0)
+    assert stop.words("wait", 1.3, final=False, heard=Heard.of([("wait", 0.2)], fluent=True)) == []
+
+
+def test_a_caller_who_goes_on_after_a_backchannels_words_pauses_the_answer_again() -> None:
+    """ "Okay, ... sure" or "Yeah, but ...": the answer ducked at "okay" pauses again the moment
+    the caller's level (or the VAD) hears them go on, once per stretch; a turn's words then
+    interrupt it, a second backchannel ducks it again."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("okay", 1.4, final=False, heard=Heard.of([("okay", 0.9)])) == [DuckBot()]
+    assert barge.speech_resumed(1.5) == [PauseBot()]
+    assert barge.speech_resumed(1.52) == []  # paused already
+    assert barge.words("okay sure", 1.9, final=False, heard=Heard.of([("okay", 0.9), ("sure", 0.9)])) == [
+        DuckBot()
+    ]
+    barge.speech_stopped(2.0)
+    assert barge.speech_started(2.1) == [PauseBot()]  # the VAD hears them again
+    assert barge.words("okay sure but how much is it", 3.0, final=True) == [
+        Interrupt("okay sure but how much is it")
+    ]
+    assert not barge.paused and not barge.ducked
+
+
+def test_speech_longer_than_a_backchannel_is_not_ducked_over_whatever_its_words() -> None:
+    """Over ``backchannel_max_s`` of speech, "yeah yeah" is no longer talked through: it waits for
+    the verdict, silent."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.words("yeah yeah", 2.2, final=False, heard=Heard.of([("yeah", 0.9), ("yeah", 0.9)])) == []
+    assert not barge.ducked

@@ -32,6 +32,7 @@ from transports.vonage.carrier import VonageCarrier
 from transports.ws.settings import ServerSettings
 from tts_service import g711
 from tts_service.engine.ports import Backend
+from tts_service.pipecat.frames import DUCK_GAIN_DB
 from tts_service.runtime import EngineRuntime
 from tts_service.speech import spoken_pcm
 
@@ -150,6 +151,19 @@ def test_a_backchannel_over_the_answer_keeps_it_and_every_word_is_heard_once(
     assert len(record.turns) == 1 and not record.turns[0].interrupted
     assert len(carrier.log.clears) == 1  # the pause cleared the line; the resume sent it again
     assert carrier.log.violations == []
+    if carrier_name == "twilio":  # the recognizer's "uh huh" ducked the answer back in before the resume
+        media = [
+            (r.time_s, r.message.payload)
+            for r in carrier.log.received
+            if isinstance(r.message, tp.OutboundMedia)
+        ]
+        clear_s = next(r.time_s for r in carrier.log.received if isinstance(r.message, tp.Clear))
+        before = {payload for at, payload in media if at < clear_s}
+        first_again = next(payload for at, payload in media if at > clear_s)
+        duck = g711.gain_table(DUCK_GAIN_DB)
+        assert first_again in {payload.translate(duck) for payload in before}, (
+            "the cleared audio came back at full level"
+        )
 
 
 # On Twilio through the agent's turn-taking; every other carrier's barge-in (one clear, nothing of

@@ -40,7 +40,12 @@ from agent.responder import DemoResponder, pick_intent
 from agent.sim import Playback
 from agent.turn_taking.speculation import SpeculationRelay
 from tts_service.engine.session import SessionState
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
+from tts_service.pipecat.frames import (
+    BotOutputDuckFrame,
+    BotOutputPauseFrame,
+    BotOutputResumeFrame,
+    SpeculativeAnswerFrame,
+)
 from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
 
@@ -237,6 +242,35 @@ def test_a_resumed_pause_goes_on_with_exactly_the_next_word() -> None:
         await until(lambda: session.state is SessionState.IDLE, "the answer's end")
 
     # paced one second ahead of real time, so the pause lands while the engine is still speaking
+    run(body, hold=True, max_lead_s=1.0)
+    bot = bot_ref[0]
+    assert " ".join(bot.words()).split() == ANSWER.split()
+    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+
+
+def test_a_ducked_pause_goes_on_at_once_and_a_second_pause_and_resume_lose_no_word() -> None:
+    """ "Okay, ... sure" over the answer: pause, duck (the engine speaks on), pause again, resume:
+    every word of the answer once, in order, and the context whole."""
+    bot_ref: list[Bot] = []
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        session = bot.tts.session
+        assert session is not None
+        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
+        await bot.send(LLMFullResponseEndFrame())
+        await bot.playback.play(4)
+        await bot.send(BotOutputPauseFrame())
+        await until(lambda: session.state is SessionState.PAUSED, "the pause")
+        await bot.send(BotOutputDuckFrame())
+        await until(lambda: session.state is not SessionState.PAUSED, "the ducked answer to go on")
+        await bot.playback.play(2)
+        await bot.send(BotOutputPauseFrame())
+        await until(lambda: session.state is SessionState.PAUSED, "the second pause")
+        await asyncio.sleep(0.2)
+        await bot.send(BotOutputResumeFrame())
+        await until(lambda: session.state is SessionState.IDLE, "the answer's end")
+
     run(body, hold=True, max_lead_s=1.0)
     bot = bot_ref[0]
     assert " ".join(bot.words()).split() == ANSWER.split()

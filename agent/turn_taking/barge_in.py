@@ -3,14 +3,17 @@
     barge = BargeIn()
     barge.bot_started(now)
     acts = barge.speech_started(now)             # [PauseBot()]: silent within one frame
-    acts = barge.words("yeah", now, final=True)  # []: one or two words, a backchannel so far
+    acts = barge.words("yeah", now, final=True)  # [DuckBot()]: a backchannel's words: on, quietly
     acts = barge.speech_stopped(now)             # []: the caller may go on
-    acts = barge.tick(now + 0.3)                 # [ResumeBot(dropped="yeah")]: the answer goes on
+    acts = barge.tick(now + 0.3)                 # [ResumeBot(dropped="yeah")]: at full level
     acts = barge.words("when do you close", now, final=True)   # [Interrupt("when do you close")]
 
 Events in, actions out:
 
 * ``PauseBot()``: the caller started speaking over the bot: stop its audio now, keep the rest;
+* ``DuckBot()``: what the caller said reads as a backchannel: the answer goes on from exactly
+  where it stopped, quietly, until the caller has stayed quiet (then ``ResumeBot``) or goes on
+  (then ``PauseBot`` again);
 * ``ResumeBot(dropped)``: it was a backchannel (``dropped`` is its transcript, which must not
   reach the LLM) or a noise with no words: the answer goes on from exactly where it stopped;
 * ``Interrupt(words)``: the caller took the turn: the bot's turn is over; the caller's turn
@@ -34,11 +37,20 @@ a phone-line recognizer gets wrong most ("uh huh" read "and", "sure" read "to le
   resumes: "Mm hmm." read "the hand" at high confidence as much as a real "Okay.". A transcript
   that carries no confidence (another STT's) counts as trusted.
 
-A backchannel's answer resumes once the caller has been quiet ``resume_quiet_s`` after the VAD's
-stop, not at the stop: "Actually, ..." and "Hold on, ..." pause after their first word, and a bot
-that resumed in that pause talked over the rest of the sentence. With no words ``no_words_s``
-after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O: the caller
-calls ``tick`` at ``next_deadline_s()``.
+A backchannel is talked through, as a person speaking does when the listener says "mm hmm": the
+moment the recognizer's words for the speech so far are all a backchannel's ("yeah", "uh huh",
+"okay"), whether written at the caller's first pause (whisper's preview, some 140 ms after their
+last sound) or as the final transcript, the answer goes on ducked (``DuckBot``), a stretch of
+speech no longer than ``backchannel_max_s`` only. It comes back to full level once the caller has
+been quiet ``resume_quiet_s`` after the VAD's stop; if the caller goes on meanwhile (the VAD, or
+the level, hears them again: "Okay, ... sure", "Yeah, but ..."), it pauses again. Words that
+are not a backchannel's and that the recognizer trusts ("actually", or "the hand" at 0.9 for a
+misheard "mm hmm") are not ducked over (one or two it does not trust, no stop word, are):
+the answer resumes at full level once the caller has been quiet ``resume_quiet_s`` after the
+VAD's stop, not at the stop, since "Actually, ..." and "Hold on, ..." pause after their first
+word, and a bot that resumed in that pause talked over the rest of the sentence. With no words
+``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O:
+the caller calls ``tick`` at ``next_deadline_s()``.
 """
 
 from __future__ import annotations
@@ -56,8 +68,14 @@ class PauseBot:
 
 
 @dataclass(frozen=True, slots=True)
+class DuckBot:
+    """Continue the bot's paused answer from where it stopped, quietly (a backchannel, so far)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ResumeBot:
-    """Continue the bot's answer from where it stopped; ``dropped`` is the transcript to forget."""
+    """Continue the bot's answer from where it stopped (or bring a ducked one back to full level);
+    ``dropped`` is the transcript to forget."""
 
     dropped: str = ""
 
@@ -75,7 +93,7 @@ class StartTurn:
     """The caller began speaking while the bot was silent."""
 
 
-BargeInAction = PauseBot | ResumeBot | Interrupt | StartTurn
+BargeInAction = PauseBot | DuckBot | ResumeBot | Interrupt | StartTurn
 
 
 class BargeIn:
@@ -110,6 +128,8 @@ class BargeIn:
         self._stretch_s = 0.0  # the last stretch of speech, VAD start to stop
         self._bot_speaking = False
         self._paused_at_s: float | None = None
+        #: the paused answer goes on quietly (``DuckBot``), until the verdict
+        self._ducked = False
         self._quiet_since_s: float | None = None
         self._heard: list[str] = []
         #: pauses taken back (the bot resumed) and confirmed, for metrics
@@ -118,7 +138,12 @@ class BargeIn:
 
     @property
     def paused(self) -> bool:
+        """Speech over the bot is being judged (the answer is paused, or ducked)."""
         return self._paused_at_s is not None
+
+    @property
+    def ducked(self) -> bool:
+        return self._ducked
 
     def next_deadline_s(self) -> float | None:
         if self._paused_at_s is None:
@@ -146,12 +171,20 @@ class BargeIn:
         self._speaking_since_s = now
         if self._paused_at_s is not None:
             self._quiet_since_s = None  # still (or again) speaking over the paused bot
-            return []
+            return self.speech_resumed(now)
         if not self._bot_speaking:
             return [StartTurn()]
         self._paused_at_s = now
         self._quiet_since_s = None
         self._heard = []
+        return [PauseBot()]
+
+    def speech_resumed(self, now: float) -> list[BargeInAction]:
+        """The caller's level says they speak again (before the VAD would): a ducked answer
+        pauses again; the verdict waits for what they say."""
+        if not self._ducked:
+            return []
+        self._ducked = False
         return [PauseBot()]
 
     def speech_stopped(self, now: float) -> list[BargeInAction]:
@@ -170,15 +203,16 @@ class BargeIn:
         said = words_of(text)
         if self._paused_at_s is None or not said:
             return []
+        since = self._speaking_since_s
+        long = (now - since if since is not None else self._stretch_s) > self._backchannel_max_s
+        takes_turn = interrupts(text, self._backchannels, self._stop_words)
         if not final and heard is not None:
             # words a recognizer wrote at a pause (whisper): the same words come as the final
             # at the VAD's stop, a moment later, and decide then. An interruption decided on
             # this preview would drop that final: Pipecat's interruption flushes the frames
-            # queued behind the one that caused it, and the turn would have no words
-            return []
-        since = self._speaking_since_s
-        long = (now - since if since is not None else self._stretch_s) > self._backchannel_max_s
-        takes_turn = interrupts(text, self._backchannels, self._stop_words)
+            # queued behind the one that caused it, and the turn would have no words. A
+            # backchannel's words let the answer go on, ducked, at once
+            return self._duck() if self._listening(said, heard, takes_turn, long) else []
         if final:
             trusted = heard is None or heard.trusted(self._trust)
             # the number of words counts unless they are a fluent recognizer's guess (whisper wrote
@@ -189,7 +223,7 @@ class BargeIn:
             if takes_turn and (long or sentence or stop):
                 return self._end([Interrupt(text.strip())], interrupted=True)
             self._heard.append(text.strip())  # a backchannel: resumed once the caller stays quiet
-            return []
+            return self._duck() if self._listening(said, heard, takes_turn, long) else []
         if long and takes_turn:  # a running hypothesis: only a turn's length makes it sure
             return self._end([Interrupt(text.strip())], interrupted=True)
         return []
@@ -200,8 +234,24 @@ class BargeIn:
             return []
         return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
 
+    def _listening(self, said: list[str], heard: Heard | None, takes_turn: bool, long: bool) -> bool:
+        """Words to talk through: short speech, and a backchannel's words, or one or two words the
+        recognizer does not trust and no stop word ("lehma" for a "Mm hmm."); a word it trusts
+        that is no backchannel's ("actually") waits for the caller to stay quiet."""
+        if long:
+            return False
+        guessed = heard is not None and not heard.trusted(self._trust) and len(said) <= 2
+        return not takes_turn or (guessed and not any(w in self._stop_words for w in said))
+
+    def _duck(self) -> list[BargeInAction]:
+        if self._ducked:
+            return []
+        self._ducked = True
+        return [DuckBot()]
+
     def _end(self, acts: list[BargeInAction], *, interrupted: bool) -> list[BargeInAction]:
         self._paused_at_s = None
+        self._ducked = False
         self._quiet_since_s = None
         self._heard = []
         if interrupted:
@@ -212,4 +262,4 @@ class BargeIn:
         return acts
 
 
-__all__ = ["BargeIn", "BargeInAction", "Interrupt", "PauseBot", "ResumeBot", "StartTurn"]
+__all__ = ["BargeIn", "BargeInAction", "DuckBot", "Interrupt", "PauseBot", "ResumeBot", "StartTurn"]

@@ -104,6 +104,21 @@ BACKCHANNELS: tuple[str, ...] = (
     "alright",
     "all right",
     "cool",
+    # as whisper writes a listener's sounds ("Uh huh." as "Aha.", "Mhm." as "Mm.", "Hm.")
+    "aha",
+    "mm",
+    "hm",
+    "mmhmm",
+    "uhhuh",
+    "yup",
+    "gotcha",
+    "got you",
+    "exactly",
+    "understood",
+    "makes sense",
+    "of course",
+    "perfect",
+    "great",
 )
 
 #: words that always interrupt the bot, backchannel or not

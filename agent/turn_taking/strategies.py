@@ -12,7 +12,9 @@
 * ``TakeBackStartStrategy`` (``barge_in.BargeIn``): speech over the bot pushes a
   ``BotOutputPauseFrame`` (the TTS and the output transport go silent at once, keeping the rest);
   real words start the caller's turn (Pipecat's interruption: the heard words stay in the
-  context); a backchannel or a noise pushes a ``BotOutputResumeFrame`` and drops its transcript.
+  context); a backchannel's words push a ``BotOutputDuckFrame`` at once (the answer goes on,
+  quieter) and, once the caller stays quiet, a ``BotOutputResumeFrame`` (full level; a noise's
+  too), dropping its transcript; the caller's level heard again pauses a ducked answer.
   Speech while the bot is silent starts an ordinary turn.
 * ``SmartTurnStopStrategy`` (``end_of_turn.EndOfTurn`` with ``policy.TurnEndPolicy``): the
   caller's level (``pause.PauseDetector``) shows a pause some 60 ms in, before the VAD confirms
@@ -54,14 +56,22 @@ from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnSto
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.base_object import BaseObject
 
-from agent.turn_taking.barge_in import BargeIn, BargeInAction, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.barge_in import (
+    BargeIn,
+    BargeInAction,
+    DuckBot,
+    Interrupt,
+    PauseBot,
+    ResumeBot,
+    StartTurn,
+)
 from agent.turn_taking.confidence import confidence_of
 from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats
 from tts_service.pipecat.compat import shared_smart_turn_analyzer
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame, BotOutputResumeFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,13 +150,15 @@ class TurnTaking:
         self.end_of_turn = EndOfTurn(self.config.policy, speculate=self.config.speculate)
         self.barge_in = self.config.barge_in()
         self.stats = SpeculationStats()
+        self._start: TakeBackStartStrategy | None = None
         self._stop: SmartTurnStopStrategy | None = None
         self._relay: SpeculationRelay | None = None
 
     def strategies(self) -> UserTurnStrategies:
         """The user-turn strategies for this call's ``LLMUserAggregatorParams``."""
+        self._start = TakeBackStartStrategy(self)
         self._stop = SmartTurnStopStrategy(self)
-        return UserTurnStrategies(start=[TakeBackStartStrategy(self)], stop=[self._stop])
+        return UserTurnStrategies(start=[self._start], stop=[self._stop])
 
     def relay(self) -> SpeculationRelay:
         """The processor between the user aggregator and the LLM (see ``speculation``)."""
@@ -159,6 +171,11 @@ class TurnTaking:
     async def _speculation_failed(self) -> None:
         if self._stop is not None:
             await self._stop.speculation_failed()
+
+    async def caller_went_on(self) -> None:
+        """The caller's level (the stop strategy follows it) hears them again after a pause."""
+        if self._start is not None:
+            await self._start.caller_went_on()
 
 
 def _now() -> float:
@@ -206,6 +223,9 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
             if isinstance(act, PauseBot):
                 logger.debug(f"{self}: the caller speaks over the bot: pausing it")
                 await self.push_frame(BotOutputPauseFrame())
+            elif isinstance(act, DuckBot):
+                logger.debug(f"{self}: a backchannel's words: the answer goes on, ducked")
+                await self.push_frame(BotOutputDuckFrame())
             elif isinstance(act, ResumeBot):
                 logger.debug(f"{self}: not an interruption ({act.dropped or 'no words'!r}): resuming")
                 self._report("resumed")
@@ -222,6 +242,10 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
 
     async def _tick(self) -> None:
         await self._act(self._barge.tick(_now()))
+
+    async def caller_went_on(self) -> None:
+        if self._taking.config.take_back_barge_in:
+            await self._act(self._barge.speech_resumed(_now()))
 
     def _report(self, outcome: str) -> None:
         if self._taking.on_barge_in is not None:
@@ -307,6 +331,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             self._start_scoring()
         elif isinstance(event, SpeechResumed):
             logger.debug(f"{self}: the caller goes on")
+            await self._taking.caller_went_on()
             if self._speaking:  # the pause is taken back; after the VAD's stop the verdict stands
                 await self._stop_scoring()
                 self._scored = False

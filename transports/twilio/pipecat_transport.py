@@ -43,6 +43,13 @@ wait with them. ``BotOutputResumeFrame`` sends the cleared frames again and then
 caller hears the answer go on from the first frame they had not heard. An ``InterruptionFrame``
 during the pause drops all of it, exactly like a barge-in.
 
+Duck (``BotOutputDuckFrame``, a backchannel so far). A paused answer goes on exactly as after a
+resume, and every payload sent from then on, the cleared frames' included, is ``gain_db``
+quieter (``g711.gain_table``: one ``bytes.translate`` per payload). The replay keeps each frame's
+own level, so a pause of a ducked answer followed by a resume sends it again at full level.
+``BotOutputResumeFrame`` brings the level back for the next payload sent; what the carrier holds
+already (its lead, a few frames) plays out ducked.
+
 The stream's end (stop, hang-up, media timeout, protocol error) fires ``on_client_disconnected``
 with the ``twilio_call.EndReason``; the bot cancels its worker there. When the bot ends the call
 (``EndFrame``) the output waits, bounded, for the carrier to play what it holds, so a goodbye is
@@ -89,7 +96,7 @@ from transports.twilio.replay import Replay
 from tts_service import g711
 from tts_service.engine.types import FRAME_S, frame_samples
 from tts_service.pipecat.compat import AudioOrderedOutputTransport
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame, BotOutputResumeFrame
 
 log = logging.getLogger("warmline.twilio")
 
@@ -186,6 +193,8 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
         self._replaying: asyncio.Task[None] | None = None
         #: bumped by every interruption: audio that waited across one is not sent
         self._interruptions = 0
+        #: the translation that ducks each payload sent (None: full level)
+        self._duck: bytes | None = None
 
     @property
     def ledger(self) -> MarkLedger[Frame]:
@@ -236,7 +245,8 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
                 await asyncio.wait((self._replaying,))
             if interruptible and interruptions != self._interruptions:
                 return False  # the answer this audio belongs to was interrupted while it waited
-            seq = await self._call.send_frame(codes, epoch=self._call.epoch if interruptible else None)
+            epoch = self._call.epoch if interruptible else None
+            seq = await self._call.send_frame(self._level(codes), epoch=epoch)
             if seq is not None:
                 self._replay.sent(seq, codes)
                 self._note("frame_sent", seq)
@@ -244,6 +254,9 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
             if not self._replay.paused:
                 return False  # an interruption (or the end of the call) dropped it
             # else: the pause dropped it in its slot; it goes out once the bot resumes
+
+    def _level(self, codes: bytes) -> bytes:
+        return codes if self._duck is None else codes.translate(self._duck)
 
     # -- marks --------------------------------------------------------------------------------
 
@@ -277,11 +290,17 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
         elif isinstance(frame, BotOutputPauseFrame):
             await self._pause()
         elif isinstance(frame, BotOutputResumeFrame):
+            self._duck = None
+            await self._resume()
+        elif isinstance(frame, BotOutputDuckFrame):
+            self._note("duck")
+            self._duck = g711.gain_table(frame.gain_db)
             await self._resume()
         await super().process_frame(frame, direction)
 
     async def _barge_in(self) -> None:
         self._interruptions += 1
+        self._duck = None
         playing = self._ledger.playing
         self._note("interrupt")
         # A pause that becomes an interruption: the cleared frames are never sent again.
@@ -320,7 +339,7 @@ class TwilioOutputTransport(AudioOrderedOutputTransport):
     async def _send_again(self, cleared: list[tuple[bytes, list[Frame]]]) -> None:
         try:
             for codes, items in cleared:
-                seq = await self._call.send_frame(codes, epoch=self._call.epoch)
+                seq = await self._call.send_frame(self._level(codes), epoch=self._call.epoch)
                 if seq is None:  # interrupted meanwhile: these items follow audio never heard
                     return
                 self._replay.sent(seq, codes)

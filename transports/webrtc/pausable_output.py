@@ -7,6 +7,8 @@ output stops writing. The chunk being written finishes (at most one 80 ms frame,
 write size), the rest stays queued in Pipecat, and nothing new goes to the browser.
 ``BotOutputResumeFrame`` continues from the next chunk: no word lost or repeated. An
 ``InterruptionFrame`` drops what is queued, as always, and the chunk that waited is not written.
+``BotOutputDuckFrame`` (a backchannel so far) continues too, each chunk written ``gain_db``
+quieter, until a resume brings the level back (a pause silences it again).
 
 Frames with a pts (the TTS's word frames) wait in order behind the audio
 (``tts_service.pipecat.compat.AudioOrderedOutputTransport``), so a pause also holds back the words: the
@@ -19,12 +21,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import numpy as np
 from pipecat.frames.frames import Frame, InterruptionFrame, OutputAudioRawFrame
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.transports.smallwebrtc.transport import SmallWebRTCOutputTransport
 
 from tts_service.pipecat.compat import AudioOrderedOutputTransport
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame
+from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame, BotOutputResumeFrame
 
 
 class PausableWebRTCOutput(AudioOrderedOutputTransport, SmallWebRTCOutputTransport):
@@ -36,6 +39,8 @@ class PausableWebRTCOutput(AudioOrderedOutputTransport, SmallWebRTCOutputTranspo
         self._resumed.set()
         #: bumped by every interruption: audio that waited across one is not written
         self._interruptions = 0
+        #: the linear gain of a ducked answer (1.0: full level)
+        self._gain = 1.0
 
     @property
     def paused(self) -> bool:
@@ -45,9 +50,14 @@ class PausableWebRTCOutput(AudioOrderedOutputTransport, SmallWebRTCOutputTranspo
         if isinstance(frame, BotOutputPauseFrame):
             self._resumed.clear()
         elif isinstance(frame, BotOutputResumeFrame):
+            self._gain = 1.0
+            self._resumed.set()
+        elif isinstance(frame, BotOutputDuckFrame):
+            self._gain = 10.0 ** (frame.gain_db / 20.0)
             self._resumed.set()
         elif isinstance(frame, InterruptionFrame):
             self._interruptions += 1
+            self._gain = 1.0
             self._resumed.set()
         await super().process_frame(frame, direction)
 
@@ -57,6 +67,9 @@ class PausableWebRTCOutput(AudioOrderedOutputTransport, SmallWebRTCOutputTranspo
         await self._resumed.wait()
         if frame.interruptible and interruptions != self._interruptions:
             return False
+        if self._gain != 1.0:
+            pcm = np.frombuffer(frame.audio, dtype="<i2").astype(np.float32) * self._gain
+            frame.audio = np.round(pcm).astype("<i2").tobytes()
         written: bool = await super().write_audio_frame(frame)
         return written
 

@@ -14,6 +14,7 @@ frame                          on the turns
 ``UserStoppedSpeakingFrame``   the caller's turn is confirmed: every held answer is released
 ``BotOutputPauseFrame``        speech over the bot, not yet judged: ``pause``, the rest kept
 ``BotOutputResumeFrame``       a backchannel or a noise: ``resume`` from the next word
+``BotOutputDuckFrame``         a backchannel so far: ``resume`` too (the transport plays it quieter)
 ``InterruptionFrame``          a speculation that is not coming any more: the next answer is not held
 =============================  ===================================================================
 
@@ -30,7 +31,12 @@ from pipecat.frames.frames import Frame as PipecatFrame
 from pipecat.frames.frames import InterruptionFrame, UserStartedSpeakingFrame, UserStoppedSpeakingFrame
 
 from tts_service.engine.turns import Conversation
-from tts_service.pipecat.frames import BotOutputPauseFrame, BotOutputResumeFrame, SpeculativeAnswerFrame
+from tts_service.pipecat.frames import (
+    BotOutputDuckFrame,
+    BotOutputPauseFrame,
+    BotOutputResumeFrame,
+    SpeculativeAnswerFrame,
+)
 
 #: calls one turn-model verb and says whether the engine took it (the service logs a refusal)
 Verb = Callable[..., bool]
@@ -41,6 +47,7 @@ _FRAMES = (
     UserStoppedSpeakingFrame,
     BotOutputPauseFrame,
     BotOutputResumeFrame,
+    BotOutputDuckFrame,
     InterruptionFrame,
 )
 
@@ -78,8 +85,8 @@ class HeldAnswers:
                         verb(turns.release, turn)
         elif turns is None:
             return False
-        elif isinstance(frame, BotOutputResumeFrame):
-            verb(turns.resume)
+        elif isinstance(frame, BotOutputResumeFrame | BotOutputDuckFrame):
+            verb(turns.resume)  # nothing to do for a turn that is not paused (ducked already)
         elif isinstance(frame, BotOutputPauseFrame):
             verb(turns.pause)
             return True

@@ -21,9 +21,10 @@ LLM token (TOKEN aggregation)  ``run_tts`` -> ``inject`` at once; the engine dec
                                frames go out at once (an ``InterruptionFrame`` drops it unheard)
 ``BotOutputPauseFrame``        speech over the bot, not yet judged: ``pause``, the rest kept
 ``BotOutputResumeFrame``       it was a backchannel or a noise: ``resume`` from the next word
+``BotOutputDuckFrame``         a backchannel so far: ``resume`` too (the transport plays it quieter)
 =============================  ===================================================================
 
-The last four come from ``agent.turn_taking`` (``tts_service.pipecat.frames`` defines them;
+The last five come from ``agent.turn_taking`` (``tts_service.pipecat.frames`` defines them;
 ``held`` acts on them); without them the service behaves as any Pipecat TTS.
 
 The engine runs beside the pipeline: a task named after the service reads the session and hands
