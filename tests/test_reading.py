@@ -89,7 +89,7 @@ WRITTEN_OTHERWISE = [
      "Add one and a half cups, one and a half teaspoons, a twelve feet by fourteen feet deck"),
     ("C++ or 2+3 or test$", "C plus plus or two plus three or test dollar"),
     ("A 4 ft x 8 ft sheet, Mon/Wed/Fri, US-101, 1080p",
-     "A four foot by eight foot sheet, Monday, Wednesday, Friday, U S one oh one, ten eighty p"),
+     "A four foot by eight foot sheet, Monday, Wednesday and Friday, U S one oh one, ten eighty p"),
     ("It runs 1:04:30, doors at 7.30 pm",
      "It runs one hour four minutes and thirty seconds, doors at seven thirty PM"),
 ]  # fmt: skip

@@ -452,6 +452,15 @@ VOICE_BOT = [
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
     # from blind sets 17-23 (issue 31, sixth pass)
+    ('Classes meet Tue/Thu and Mon/Wed/Fri.',
+     'Classes meet Tuesday and Thursday and Monday, Wednesday and Friday.'),
+    ("The 20' x 40' frame tent sits 1–2 in. below the 150 ft tall mast.",
+     'The twenty foot by forty foot frame tent sits one to two inches below the one hundred fifty '
+     'feet tall mast.'),
+    ('We sealed 15 linear ft of sill in a 2,400-sq-ft home.',
+     'We sealed fifteen linear feet of sill in a two thousand four hundred square foot home.'),
+    ('Hail us on VHF Ch. 16, or read Ch. 3 tonight.',
+     'Hail us on V H F channel sixteen, or read chapter three tonight.'),
     ('Usage above 10 kgal is billed at $5.12/kgal, a 67-CCF increase.',
      'Usage above ten thousand gallons is billed at five dollars and twelve cents per thousand '
      'gallons, a sixty-seven C C F increase.'),

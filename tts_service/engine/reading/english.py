@@ -464,7 +464,10 @@ class _Walk:
         m = _QUANTITY_RANGE.match(self.core(i))
         nxt = self.core(i + 1).rstrip(".")
         dotted_month = nxt == "mo" and (self.core(i + 1) + self.trail(i + 1)).startswith("mo.")  # "6–12 mo."
-        if m is None or self.trail(i) or not nxt or (nxt in RISKY_UNITS and not dotted_month):
+        inches = nxt == "in" and (
+            self.trail(i + 1).startswith(".") or self.core(i + 2).lower() in _AFTER_MEASURE
+        )  # "1–2 in. below"
+        if m is None or self.trail(i) or not nxt or (nxt in RISKY_UNITS and not (dotted_month or inches)):
             return 0
         plural = not spans.before_noun(self, i, self.core(i - 1).lower())
         unit = unit_words(nxt, plural)
@@ -502,6 +505,8 @@ class _Walk:
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
         measured = _measure_number(core, w)  # "64", or a range: "350–400"
+        if measured and nxt == "linear" and (linear := unit_words(squared, not _is_one_number(core))):
+            return self.set(i, measured, "linear", linear)  # "15 linear ft"
         if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
             plural = core.lstrip("-−+") not in ("1", "1.0")
             return self.set(i, measured, "fluid", "ounces" if plural else "ounce")
@@ -568,6 +573,10 @@ def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | N
 
 _MEASURED = re.compile(r"^[-−+]?\d[\d,]*(?:\.\d+)?$")
 _MEASURED_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
+
+
+def _is_one_number(core: str) -> bool:
+    return core.lstrip("-−+") in ("1", "1.0")
 
 
 def _measure_number(core: str, w: NumberWords) -> str | None:

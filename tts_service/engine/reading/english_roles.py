@@ -346,7 +346,7 @@ _PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(
     r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s|[½¼¾⅓⅔]|\d+(?:\.\d+)?[a-z]{1,3})"
-    r"-(?P<word>[A-Za-z]+)$"
+    r"-(?P<word>[A-Za-z]+|(?:sq|cu)-(?:ft|in|yd|m))$"
 )  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")
@@ -373,6 +373,9 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         return None if said is None or not per else f"{said} per {per}"  # "$40/round", "$6.50/doz."
     if (m := _HYPHENED.match(core)) is not None:
         said, word = head(m.group("head"), w), m.group("word")
+        if (area := re.match(r"^(sq|cu)-(ft|in|yd|m)$", word)) is not None:  # "a 2,400-sq-ft home"
+            kind = "square" if area.group(1) == "sq" else "cubic"
+            return None if said is None else f"{said} {kind} {unit_words(area.group(2), False)}"
         unit = unit_words(word, False) if not word.isupper() or word in UNITS else None
         counted = re.match(r"^[1-9]\d{0,2}$", m.group("head")) is not None
         if said is not None and unit is None and counted and word.isupper() and 3 <= len(word) <= 4:

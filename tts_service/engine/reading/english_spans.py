@@ -16,6 +16,7 @@ from tts_service.engine.reading.english_money import read_money
 from tts_service.engine.reading.english_roles import (
     dimension,
     mixed_fraction,
+    noun_after_mark,
     noun_after_measure,
     paired,
     side,
@@ -86,6 +87,10 @@ def dimensions(walk: Walk, i: int) -> int:
         return 0
     unit = None if walk.trail(k) else _unit_after(walk, k + 1, prev, risky=True)
     plural = not (unit and before_noun(walk, k, prev))  # "a 4 ft x 8 ft sheet": "four foot by eight foot"
+    if unit is None and not walk.trail(k) and noun_after_mark(walk.core(k + 1)):  # "a 20' x 40' tent"
+        spoken = [
+            s if s[:1] == "\0" else s.replace(" feet", " foot").replace(" inches", " inch") for s in spoken
+        ]
     said = [unit_words(s[1:], plural) or s[1:] if s[:1] == "\0" else s for s in spoken]
     return walk.set(i, *said, *([unit] if unit else []))
 

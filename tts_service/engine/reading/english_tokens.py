@@ -314,6 +314,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
+    if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
+        return "channel" if {"vhf", "uhf", "tv", "radio", "cb"} & set(ctx.before[-3:]) else "chapter"
     if core == "pp" and ctx.prev_raw[:1] in ("$", "€", "£", "¥"):
         return "per person"  # "$185 pp"
     if core in ("hrs", "mins"):  # "12 credit hrs" (not "28 HRs": home runs)
@@ -438,8 +440,9 @@ def _read_word(core: str, w: NumberWords, ctx: Context) -> str | None:
     if month is not None and bare.lower() != "may" and len(bare) <= 4 and ctx.next_raw[:1].isdigit():
         return MONTH_NAMES[month - 1]
     days = [td.day_name(p) for p in core.split("/")]
-    if len(days) > 1 and all(days):  # "Mon/Wed/Fri"
-        return ", ".join(d for d in days if d)
+    if len(days) > 1 and all(days):  # "Mon/Wed/Fri": Monday, Wednesday and Friday
+        listed = [d for d in days if d]
+        return ", ".join(listed[:-1]) + " and " + listed[-1]
     if re.match(r"^[A-Za-z]{3,}(?:/[A-Za-z]{3,})+$", core):  # "upgrade/update", "yes/no/maybe"
         top, _, bottom = core.partition("/")
         if bottom.lower() in PER_WORDS and top.islower():
