@@ -451,7 +451,16 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
-    # from blind sets 17-23 (issue 31, sixth pass)
+    # from blind sets 17-25 (issue 31, sixth pass)
+    ('Software update 2026.44.3 brings 4K Ultra HD to the 311 app.',
+     'Software update twenty twenty-six point forty-four point three brings four K Ultra H D to the '
+     'three one one app.'),
+    ('It serves ZIP codes 60614 & 60657 at $1 = €0.92, or C$0.31/km.',
+     'It serves Zip codes six zero six one four and six zero six five seven at one dollar equals '
+     'ninety-two euro cents, or thirty-one Canadian cents per kilometer.'),
+    ('Your amoxicillin 250 mg/5 mL suspension and a 1/2 sheet pizza are ready.',
+     'Your amoxicillin two hundred fifty milligrams per five milliliters suspension and a half sheet '
+     'pizza are ready.'),
     ('Classes meet Tue/Thu and Mon/Wed/Fri.',
      'Classes meet Tuesday and Thursday and Monday, Wednesday and Friday.'),
     ("The 20' x 40' frame tent sits 1–2 in. below the 150 ft tall mast.",

@@ -142,7 +142,7 @@ class _Walk:
             i += taken
         for k in range(1, len(self.out) - 1):  # "ending in 0392 and 5518": the second said as the first
             left, right = self.core(k - 1), self.core(k + 1)
-            paired_ids = self.cores[k].lower() in ("and", "or") and len(left) == len(right) >= 3
+            paired_ids = self.cores[k].lower() in ("and", "or", "&") and len(left) == len(right) >= 3
             if paired_ids and left.isdigit() and right.isdigit() and self.out[k - 1] == self.w.digits(left):
                 self.out[k + 1] = self.w.digits(right) if k + 1 not in self.fixed else self.out[k + 1]
         for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
@@ -505,6 +505,11 @@ class _Walk:
             return self.set(i, said, unit_words(nxt, plural) or nxt)
         squared = self.core(i + 2).rstrip(".")
         measured = _measure_number(core, w)  # "64", or a range: "350–400"
+        dose = re.match(r"^([a-zA-Zµμ]{1,4})/(\d+(?:\.\d+)?)$", nxt)  # "250 mg/5 mL": a concentration
+        if measured and dose and (top := unit_words(dose.group(1), not _is_one_number(core))):
+            per = unit_words(squared, not _is_one_number(dose.group(2)))
+            if per is not None:
+                return self.set(i, measured, f"{top} per {w.number(dose.group(2))}", per)
         if measured and nxt == "linear" and (linear := unit_words(squared, not _is_one_number(core))):
             return self.set(i, measured, "linear", linear)  # "15 linear ft"
         if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces

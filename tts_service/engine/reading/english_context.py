@@ -406,7 +406,15 @@ def service(plain: str, around: tuple[str, str] | None) -> bool:
     (911 always); "112 emails" is a quantity. ``around``: the word before and the word after."""
     if plain == "911" or around is None:
         return True
-    return around[0] in _CALLING or around[1] in ("line", "hotline", "number", "service")
+    return around[0] in _CALLING or around[1] in (
+        "line",
+        "hotline",
+        "number",
+        "service",
+        "app",
+        "request",
+        "center",
+    )
 
 
 def clause_follows(next_word: str, marked: bool) -> bool:

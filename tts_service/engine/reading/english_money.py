@@ -44,7 +44,11 @@ def amount_words(
         said = w.grouped(whole) if "," in integer else w.cardinal(whole)
         parts.append(f"{said} {one if whole == 1 else many}")
     if cents:
-        parts.append(f"{w.cardinal(cents)} {minor_one if cents == 1 else minor_many}")
+        minor = minor_one if cents == 1 else minor_many
+        if not parts and minor in ("cent", "cents") and one != "dollar":
+            # "€0.92": ninety-two euro cents, "C$0.31": thirty-one Canadian cents (not lost)
+            minor = f"{one.removesuffix(' dollar')} {minor}"
+        parts.append(f"{w.cardinal(cents)} {minor}")
     return neg + " and ".join(parts)
 
 

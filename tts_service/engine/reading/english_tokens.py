@@ -73,7 +73,7 @@ _AVERAGES = frozenset(
 )
 #: words around a 4K or 8K that make it a picture's resolution, not four thousand
 _SCREEN_NEXT = frozenset(
-    ["uhd", "hdr", "at", "resolution", "video", "videos", "streaming", "content", "60", "120"]
+    ["uhd", "hdr", "at", "resolution", "video", "videos", "streaming", "content", "60", "120", "ultra"]
 )
 _SCREEN_BEFORE = frozenset(
     ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
@@ -257,6 +257,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     fractional = b in (2, 3, 4, 8) or partial
     if (1 <= n < b <= 12 and fractional) or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
+        if n == 1 and ctx.prev() in ("a", "an") and b in _DENOMS:
+            return name  # "a 1/2 sheet pizza": a half sheet
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
     if 1 <= n <= 12 and 1 <= b <= 31 and not measured:  # "3/2 cups" is no March 2nd
@@ -568,8 +570,11 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     private = core.split(".")[0] in ("10", "127", "169", "172", "192") and "version" not in ctx.before
     if _IP.match(core) and ("ip" in ctx.before or private or any(len(p) == 3 for p in core.split("."))):
         return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
-    if _VERSION.match(core):  # "v2.1.3": "version two point one point three"
-        parts = " point ".join(w.cardinal(int(p)) for p in core.lstrip("vV").split("."))
+    if _VERSION.match(core):  # "v2.1.3": "version two point one point three"; "2026.44.3": a year's release
+        numbers = core.lstrip("vV").split(".")
+        pieces = [w.year(int(p)) if k == 0 and re.match(r"^(?:19|20)\d\d$", p) else w.cardinal(int(p))
+                  for k, p in enumerate(numbers)]  # fmt: skip
+        parts = " point ".join(pieces)
         return ("version " if core[0] in "vV" else "") + parts
     if (said := roles.dimension(core, w)) is not None:
         return said
