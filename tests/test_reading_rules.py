@@ -451,7 +451,16 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
-    # from blind sets 17-25 (issue 31, sixth pass)
+    # from blind sets 17-27 (issue 31, sixth pass)
+    ('A 26-ft. truck, two 16-oz. jars and a 45-min. class.',
+     'A twenty-six foot truck, two sixteen ounce jars and a forty-five minute class.'),
+    ("The 1/2 gallon and the 2.5L engine's belt.",
+     "The half gallon and the two point five liter engine's belt."),
+    ('It is $20/mo. before tax, $12/user/mo. billed, 5% per yr.',
+     'It is twenty dollars per month before tax, twelve dollars per user per month billed, five '
+     'percent per year.'),
+    ('It lasts 6 mo. now, about 4 msgs/mo.',
+     'It lasts six months now, about four messages per month.'),
     ('Software update 2026.44.3 brings 4K Ultra HD to the 311 app.',
      'Software update twenty twenty-six point forty-four point three brings four K Ultra H D to the '
      'three one one app.'),

@@ -109,3 +109,22 @@ def test_a_reader_that_fails_on_a_unit_logs_it_and_the_unit_is_spoken_as_written
     assert [u.text for u in taken] == ["It covers 350–400 sq. ft.", "Only three dollars and fifty cents."]
     assert taken[0].written == (("It", 1), ("covers", 1), ("350–400", 1), ("sq.", 1), ("ft.", 1))
     assert "350–400" in caplog.text and "read as written" in caplog.text
+
+
+def test_a_unit_is_read_after_the_last_words_of_its_sentences_earlier_unit() -> None:
+    """The first clause is cut at its comma for speed: "Friday," then "7/10, with a crew." The
+    second is read after "Friday," as the whole sentence would be (a date, not "seven out of
+    ten"); a new sentence starts with no words before it."""
+    stage = SpeakableStage(ToneBackend.capabilities)
+    first, second = stage.take(
+        [
+            Unit("Scheduled for Friday,", 0, Boundary.CLAUSE),
+            Unit("7/10, with a crew.", 1, Boundary.SENTENCE),
+        ]
+    )
+    assert first.text == "Scheduled for Friday,"
+    assert second.text == "July tenth, with a crew."
+    assert second.written == (("7/10,", 2), ("with", 1), ("a", 1), ("crew.", 1))
+    stage.take([Unit("See you Friday.", 2, Boundary.SENTENCE)])
+    (score,) = stage.take([Unit("7/10 is the score.", 3, Boundary.SENTENCE)])
+    assert score.text == "seven out of ten is the score."

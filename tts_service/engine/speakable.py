@@ -41,6 +41,8 @@ from tts_service.engine.textclean import clean_for_speech, has_speakable
 log = logging.getLogger("warmline.engine")
 
 _FENCES = ("```", "~~~")
+#: how many of an earlier unit's last words the next unit of its sentence is read after
+_BEFORE_WORDS = 3
 #: what a unit is read as when the reader fails on it: a language with no reader (as written)
 _AS_WRITTEN = "und"
 #: a quote left open never reaches past these (an LLM that forgets to close one)
@@ -59,6 +61,7 @@ class SpeakableStage:
         self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
         self._quote_open = False  # a double quote opened in an earlier unit of this sentence
+        self._before: tuple[str, ...] = ()  # the last words of the earlier unit of this sentence
 
     def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
         """Read the next units in ``language`` with ``lexicon`` (between turns)."""
@@ -89,7 +92,7 @@ class SpeakableStage:
             try:
                 reading = read(
                     spoken, self._language, lexicon=self._lexicon, tagged=tagged,
-                    phonemes_ok=self._phonemes_ok, quote_open=self._quote_open,
+                    phonemes_ok=self._phonemes_ok, quote_open=self._quote_open, before=self._before,
                 )  # fmt: skip
             except Exception:  # a reader bug must not cost the caller the turn
                 log.exception("the %s reader failed on %r: read as written", self._language, spoken)
@@ -98,6 +101,7 @@ class SpeakableStage:
                     spoken, _AS_WRITTEN, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
                 )
             self._quote_open = reading.quote_open and unit.boundary not in _SENTENCE_ENDS
+            self._before = () if unit.boundary in _SENTENCE_ENDS else tuple(spoken.split()[-_BEFORE_WORDS:])
             if not reading.text:
                 continue
             text, counts = _cut_long_words(reading)
@@ -109,6 +113,7 @@ class SpeakableStage:
         """A new answer (or the rest of one dropped): outside any code block again."""
         self._in_code_block = False
         self._quote_open = False
+        self._before = ()
 
 
 def _primary(language: str) -> str:

@@ -51,6 +51,7 @@ def read(
     tagged: Sequence[Tagged] = (),
     phonemes_ok: bool = False,
     quote_open: bool = False,
+    before: Sequence[str] = (),
 ) -> Reading:
     """Read ``text`` (one unit, cleaned; tags already replaced by ``tags.extract``'s placeholders).
 
@@ -74,7 +75,7 @@ def read(
         read_plain=read_plain,
     )  # fmt: skip
     if words:
-        spoken, quote_open = read_unit_tokens(written, words, fixed, quote_open)
+        spoken, quote_open = read_unit_tokens(written, words, fixed, quote_open, before)
     else:
         general = general_reader(language)
         plain = general.read(written) if general else written
@@ -87,9 +88,9 @@ def read(
         tag = tagged[index]
         shown[i] = tag.written
         if tag.kind == "break":  # the pause goes onto the spoken word before it
-            before = next((k for k in range(i - 1, -1, -1) if spoken[k]), None)
-            if before is not None and spoken[before][-1] not in _PAUSES:
-                spoken[before] += tag.value
+            said_last = next((k for k in range(i - 1, -1, -1) if spoken[k]), None)
+            if said_last is not None and spoken[said_last][-1] not in _PAUSES:
+                spoken[said_last] += tag.value
     keep = [i for i in range(len(written)) if shown[i]]
     counts = tuple(len(spoken[i].split()) for i in keep)
     return Reading(" ".join(s for s in spoken if s), tuple(shown[i] for i in keep), counts, quote_open)

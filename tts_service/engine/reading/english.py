@@ -14,6 +14,7 @@ be given back to what was written; a number no rule reads is still said, never l
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_dates as dates
@@ -479,7 +480,8 @@ class _Walk:
         core, nxt = self.core(i), self.core(i + 1)
         if not nxt or self.trail(i):
             return 0
-        if nxt.endswith(".") and nxt[:-1] not in RISKY_UNITS and unit_words(nxt[:-1], False) is not None:
+        dotted = nxt.endswith(".") and (nxt[:-1] not in RISKY_UNITS or nxt == "mo.")  # "6 mo.": months
+        if dotted and unit_words(nxt[:-1], False) is not None:
             nxt = nxt[:-1]  # "10 min. from now": the unit's own period, not "minimum"
         w = self.w
         scale = _SPACED_SCALES.get(nxt.lower())
@@ -544,6 +546,7 @@ class _Walk:
         twin = self.core(i + 2).lower() in ("or", "and", "to") and self.core(i + 4) == nxt  # "0.5 g or 1 g"
         twin = twin and self.core(i + 3)[:1].isdigit()
         closed = nxt.islower() and (closed or twin or self.core(i + 2).lower() in _AFTER_MEASURE)
+        closed = closed or self.core(i + 1) == "mo."  # "6 mo.": months, the abbreviation's own period
         inches = nxt == "in" and self.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
         inches = inches or (
             nxt == "in" and i + 2 == len(self.cores) and self.trail(i + 1)[:1] == "."
@@ -566,6 +569,13 @@ class _Walk:
         if said_unit is None:
             return 0
         return self.set(i, w.number(core), said_unit)
+
+
+def _carried(before: Sequence[str], fixed: dict[int, str]) -> dict[int, str]:
+    """The unit's fixed readings past the words carried before it, which are context only: never
+    read again, never joined to the unit's own tokens by a rule that spans tokens."""
+    carried = {k: word for k, word in enumerate(before)}
+    return carried | {len(before) + k: said for k, said in fixed.items()}
 
 
 def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None) -> list[str]:
@@ -595,9 +605,15 @@ def _measure_number(core: str, w: NumberWords) -> str | None:
 
 
 def read_unit_tokens(
-    tokens: list[str], words: NumberWords, fixed: dict[int, str] | None = None, quote_open: bool = False
+    tokens: list[str],
+    words: NumberWords,
+    fixed: dict[int, str] | None = None,
+    quote_open: bool = False,
+    before: Sequence[str] = (),
 ) -> tuple[list[str], bool]:
     """``read_tokens`` for a unit of a sentence whose earlier units left a double quote open
-    (``quote_open``); also says whether one is open after this unit."""
-    walk = _Walk(tokens, words, fixed or {}, quote_open)
-    return walk.run(), walk.quote_open
+    (``quote_open``), and whose last words were ``before`` (read as the context of this unit's
+    first tokens: "Friday, | 7/10" is a date); also says whether a quote is open after this unit."""
+    before = [t.replace('"', "").replace("“", "").replace("”", "") for t in before]  # counted in quote_open
+    walk = _Walk([*before, *tokens], words, _carried(before, fixed or {}), quote_open)
+    return walk.run()[len(before) :], walk.quote_open

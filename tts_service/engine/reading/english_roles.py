@@ -182,6 +182,7 @@ def noun_after_mark(noun: str) -> bool:
 
 def noun_after_measure(prev: str, noun: str) -> bool:
     """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
+    noun = noun.removesuffix("'s").removesuffix("’s")  # "the 2.5L engine's belt"
     bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
     named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
     owner = prev.endswith(("'s", "’s")) and len(prev) > 3 and prev.replace("’", "'") not in _IS
@@ -342,11 +343,11 @@ _PRICED_PER = {
     "pp": "person",
     "sqft": "square foot",
 }
-_PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)$")
+_PER_PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<units>[A-Za-z]+/[A-Za-z]+)\.?$")
 #: "1st-time", "7.2-millimeter", "1/4-inch"
 _HYPHENED = re.compile(
     r"^(?P<head>[-−+]?[\d,]*\.?\d+(?:st|nd|rd|th)?|\d{1,2}/\d{1,2}|['’]?(?:1[1-9]|20)?\d0s|[½¼¾⅓⅔]|\d+(?:\.\d+)?[a-z]{1,3})"
-    r"-(?P<word>[A-Za-z]+|(?:sq|cu)-(?:ft|in|yd|m))$"
+    r"-(?P<word>[A-Za-z]+|(?:sq|cu)-(?:ft|in|yd|m))\.?$"
 )  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
 _AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")

@@ -60,5 +60,5 @@ _DOTTED = frozenset([
     "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
     "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
     "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.", "avg.",  # "the 12 oz. bag"
-    "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.",
+    "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.",
 ])  # fmt: skip

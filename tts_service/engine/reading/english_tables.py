@@ -147,7 +147,7 @@ ABBREVIATIONS: dict[str, str] = {
     "Apr.": "April", "Jun.": "June", "Jul.": "July", "Aug.": "August", "Sep.": "September",
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
     "ea.": "each", "ea": "each", "Ctr.": "Center", "Op.": "Opus", "H.S.": "High School",
-    "W/D": "washer dryer", "opt.": "option", "ASAP": "A S A P",
+    "W/D": "washer dryer", "opt.": "option", "ASAP": "A S A P", "yr.": "year", "wk.": "week", "hr.": "hour",
     "iOS": "I O S", "macOS": "mac O S", "iPadOS": "I pad O S", "watchOS": "watch O S", "tvOS": "T V O S",
 }  # fmt: skip
 

@@ -78,7 +78,7 @@ _SCREEN_NEXT = frozenset(
 _SCREEN_BEFORE = frozenset(
     ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
 )
-_WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)$")
+_WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 _KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
@@ -236,7 +236,11 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     of = of or (not ctx.punctuated and ctx.next_word.isalpha() and ctx.next_word not in sentence.MATH_WORDS)
     if sentence.asks_to_calculate(ctx.before) and not m.group("th") and not of:
         return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
-    dated = td.day_name(ctx.prev_raw) or ctx.prev() in ("on", "due", "until") or m.group("b")[0] == "0"
+    dated = (
+        td.day_name(ctx.prev_raw.rstrip(","))
+        or ctx.prev() in ("on", "due", "until")
+        or m.group("b")[0] == "0"
+    )
     dated = dated or (
         bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
     )
@@ -257,8 +261,8 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     fractional = b in (2, 3, 4, 8) or partial
     if (1 <= n < b <= 12 and fractional) or (n < b and b in _DENOMS):
         name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
-        if n == 1 and ctx.prev() in ("a", "an") and b in _DENOMS:
-            return name  # "a 1/2 sheet pizza": a half sheet
+        if n == 1 and ctx.prev() in ("a", "an", "the") and b in _DENOMS:
+            return name  # "a 1/2 sheet pizza": a half sheet; "the 1/2 gallon": the half gallon
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
     measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
     if 1 <= n <= 12 and 1 <= b <= 31 and not measured:  # "3/2 cups" is no March 2nd
