@@ -452,6 +452,13 @@ VOICE_BOT = [
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
     # from blind sets 17-27 (issue 31, sixth pass)
+    ('It is approx. $56 USD, for over 2M homeowners in grades K–5.',
+     'It is approximately fifty-six US dollars, for over two million homeowners in grades K through five.'),
+    ('We moved from Austin, TX to Nashville, TN; call 555-PEST (555-7378).',
+     'We moved from Austin, Texas to Nashville, Tennessee; call five five five pest (five five five, '
+     'seven three seven eight).'),
+    ('The office at Suite 2B, opens at 7:30 AM.',
+     'The office at Suite two B, opens at seven thirty AM.'),
     ('A 26-ft. truck, two 16-oz. jars and a 45-min. class.',
      'A twenty-six foot truck, two sixteen ounce jars and a forty-five minute class.'),
     ("The 1/2 gallon and the 2.5L engine's belt.",

@@ -484,6 +484,11 @@ class _Walk:
         if dotted and unit_words(nxt[:-1], False) is not None:
             nxt = nxt[:-1]  # "10 min. from now": the unit's own period, not "minimum"
         w = self.w
+        symbol = re.match(r"^([-−]?)([$€£¥])(\d[\d,]*(?:\.\d+)?)$", core)  # "$56 USD": in the code's words
+        coded = symbol is not None and nxt in CURRENCY_CODES and nxt[:1] != "X"
+        same = symbol is not None and coded and CURRENCY_SYMBOLS[symbol.group(2)][0] in CURRENCY_CODES[nxt][0]
+        if symbol and same and (priced := amounts.code_amount(nxt, symbol.group(1) + symbol.group(3), w)):
+            return self.set(i, priced, "")
         scale = _SPACED_SCALES.get(nxt.lower())
         if scale and (scaled := read_money(core, w, scale)) is not None:
             number, _, unit = scaled.partition(" " + scale + " ")  # "$5 bn", "¥30 b", "€2 mln"

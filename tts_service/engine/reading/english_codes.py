@@ -239,7 +239,7 @@ def named_code(core: str, w: NumberWords) -> str | None:
         return keys
     if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and form.group(1) in TAX_FORMS:
         return f"{paired(form.group(1), w)} {w.letters(form.group(2))}"
-    if (grades := re.match(r"^(K|Pre-?K)-(\d{1,2})$", core)) is not None:
+    if (grades := re.match(r"^(K|Pre-?K)[-–](\d{1,2})$", core)) is not None:
         first = "K" if grades.group(1) == "K" else "pre K"
         return f"{first} through {w.cardinal(int(grades.group(2)))}"
     if (tire := re.match(r"^(\d{3})x(\d{2})c$", core)) is not None:

@@ -245,6 +245,8 @@ def is_state(
         return after_comma or first
     if core in ("CO", "AL", "MD", "MS", "DE", "LA") and after_comma and next_lower:
         return True  # "a sign-in from Denver, CO at 11:52"
+    if after_comma and next_lower and core not in _WORDLIKE_STATES:
+        return True  # "from Austin, TX to Nashville"
     return core not in _WORDLIKE_STATES and (after_comma or first) and ends
 
 

@@ -80,6 +80,7 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
 _KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
@@ -352,6 +353,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := re.match(r"^(\d)(?:BR|br|bd|bdrm)$", core)) is not None:  # "a 2BR apartment"
         adjective = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
         return w.cardinal(int(m.group(1))) + (" bedroom" if adjective or m.group(1) == "1" else " bedrooms")
+    if (m := re.match(r"^(\d{3})-([A-Z]{4,7})$", core)) and (ctx.prev() in _DIALING or ctx.next_lead == "("):
+        return f"{w.digits(m.group(1))} {m.group(2).lower()}"  # "call 555-PEST": the letters as the word
     if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
         return "R " + w.cardinal(int(m.group(1)))
     if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:
@@ -589,7 +592,10 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(num) + " K"  # "a 4K TV": a screen's resolution, not four thousand
         if unit == "K" and sentence.race(num, ctx.prev(), ctx.next_word, ctx.punctuated):
             return w.number(num) + " K"  # "the 5K": a race
-        if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M", "T") and "." in num):
+        counted = ctx.next_raw.islower() and ctx.next_raw.endswith("s") and len(ctx.next_raw) >= 4  # 2M users
+        placed = ctx.prev().rstrip(".") in roles.PAIRED_CONTEXT | PLACE_WORDS  # "Suite 2B opens"
+        counted = counted and not placed and not ctx.punctuated
+        if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M") and ("." in num or counted)):
             return w.number(num) + " " + SCALES[unit]
         adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
         adjective = adjective or (
