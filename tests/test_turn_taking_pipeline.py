@@ -48,6 +48,7 @@ from tts_service.pipecat.frames import (
 )
 from tts_service.pipecat.service import WarmlineTTSService
 from tts_service.runtime import EngineRuntime
+from tts_service.sessions import AdapterSession
 
 TIMEOUT_S = 30.0
 QUESTION = "Can I book a table?"
@@ -224,28 +225,38 @@ def test_a_cancelled_speculation_is_never_heard_stops_its_llm_and_leaves_the_con
     assert bot.assistant() == []
 
 
+async def answer_then_pause(bot: Bot) -> AdapterSession:
+    """The whole answer written, four frames of it played, then a pause: the paused session."""
+    session = bot.tts.session
+    assert session is not None
+    await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
+    await bot.send(LLMFullResponseEndFrame())
+    await bot.playback.play(4)
+    await bot.send(BotOutputPauseFrame())
+    await until(lambda: session.state is SessionState.PAUSED, "the pause")
+    return session
+
+
+def assert_heard_whole(bot: Bot) -> None:
+    """Every word of the answer once, in order, and the context whole."""
+    assert " ".join(bot.words()).split() == ANSWER.split()
+    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+
+
 def test_a_resumed_pause_goes_on_with_exactly_the_next_word() -> None:
     """Pause mid-answer, resume: every word of the answer once, in order, and the context whole."""
     bot_ref: list[Bot] = []
 
     async def body(bot: Bot) -> None:
         bot_ref.append(bot)
-        session = bot.tts.session
-        assert session is not None
-        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
-        await bot.send(LLMFullResponseEndFrame())
-        await bot.playback.play(4)
-        await bot.send(BotOutputPauseFrame())
-        await until(lambda: session.state is SessionState.PAUSED, "the pause")
+        session = await answer_then_pause(bot)
         await asyncio.sleep(0.3)
         await bot.send(BotOutputResumeFrame())
         await until(lambda: session.state is SessionState.IDLE, "the answer's end")
 
     # paced one second ahead of real time, so the pause lands while the engine is still speaking
     run(body, hold=True, max_lead_s=1.0)
-    bot = bot_ref[0]
-    assert " ".join(bot.words()).split() == ANSWER.split()
-    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+    assert_heard_whole(bot_ref[0])
 
 
 def test_a_ducked_pause_goes_on_at_once_and_a_second_pause_and_resume_lose_no_word() -> None:
@@ -255,13 +266,7 @@ def test_a_ducked_pause_goes_on_at_once_and_a_second_pause_and_resume_lose_no_wo
 
     async def body(bot: Bot) -> None:
         bot_ref.append(bot)
-        session = bot.tts.session
-        assert session is not None
-        await bot.send(LLMFullResponseStartFrame(), *(LLMTextFrame(text=t + " ") for t in ANSWER.split(" ")))
-        await bot.send(LLMFullResponseEndFrame())
-        await bot.playback.play(4)
-        await bot.send(BotOutputPauseFrame())
-        await until(lambda: session.state is SessionState.PAUSED, "the pause")
+        session = await answer_then_pause(bot)
         await bot.send(BotOutputDuckFrame())
         await until(lambda: session.state is not SessionState.PAUSED, "the ducked answer to go on")
         await bot.playback.play(2)
@@ -272,9 +277,7 @@ def test_a_ducked_pause_goes_on_at_once_and_a_second_pause_and_resume_lose_no_wo
         await until(lambda: session.state is SessionState.IDLE, "the answer's end")
 
     run(body, hold=True, max_lead_s=1.0)
-    bot = bot_ref[0]
-    assert " ".join(bot.words()).split() == ANSWER.split()
-    assert [a.split() for a in bot.assistant()] == [ANSWER.split()]
+    assert_heard_whole(bot_ref[0])
 
 
 def test_tokens_the_llm_writes_during_a_pause_keep_the_bot_silent_and_follow_the_remainder() -> None:
