@@ -451,7 +451,21 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
-    # from blind sets 17-27 (issue 31, sixth pass)
+    # from blind sets 17-30 (issue 31, sixth pass)
+    ('Confirmed: REF# AR-20931; the fuse measured 0 Ω, and lint over 1/4 in. can burn.',
+     'Confirmed: reference number A. R, two zero nine three one; the fuse measured zero ohms, and '
+     'lint over a quarter inch can burn.'),
+    ('Your eGFR is >90, your hCG <5, and your 24 fl oz cold brew has ~310 mg.',
+     'Your E G F R is greater than ninety, your H C G less than five, and your twenty-four fluid '
+     'ounce cold brew has about three hundred ten milligrams.'),
+    ('The sectional measures 112" W x 38" D x 34" H, with a CA$150 deposit.',
+     'The sectional measures one hundred twelve inches wide by thirty-eight inches deep by '
+     'thirty-four inches high, with a one hundred fifty Canadian dollar deposit.'),
+    ('Your acuity was 20/40; you have 4 seats in Sec. 104 for the 2026 contribution limit.',
+     'Your acuity was twenty forty; you have four seats in Section one oh four for the twenty '
+     'twenty-six contribution limit.'),
+    ('Tires are at 3/32" of tread; your eSIM fits a studio apt.',
+     'Tires are at three thirty-seconds of an inch of tread; your eSIM fits a studio apartment.'),
     ('It is approx. $56 USD, for over 2M homeowners in grades K–5.',
      'It is approximately fifty-six US dollars, for over two million homeowners in grades K through five.'),
     ('We moved from Austin, TX to Nashville, TN; call 555-PEST (555-7378).',

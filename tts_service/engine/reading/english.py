@@ -169,6 +169,14 @@ class _Walk:
         if any(sign in lead for sign in "~≈±§+"):
             lead = lead.replace("~", "about ").replace("≈", "about ").replace("±", "plus or minus ")
             lead = lead.replace("§", "section ").replace("+", "plus ")
+        if any(sign in lead for sign in "<>≤≥"):
+            for sign, said in (
+                ("≤", "at most "),
+                ("≥", "at least "),
+                ("<", "less than "),
+                (">", "greater than "),
+            ):
+                lead = lead.replace(sign, said)
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
         if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
@@ -275,7 +283,7 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
-        if spoken is not None and core[:1] in "$€£₹":
+        if spoken is not None and re.match(r"^[A-Z]{0,2}[$€£₹]", core):  # "a CA$150 deposit" too
             spoken = sentence.money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = w.numbers_in(core)  # "!1", "45º&C": no number left unread (an address is web's)
@@ -506,6 +514,14 @@ class _Walk:
         if fraction_amount and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1½ tsp"
             return self.set(i, fraction_amount[0], unit_words(nxt, fraction_amount[1]) or nxt)
         fraction = re.match(r"^(\d+)/(\d+)$", core)
+        if (
+            fraction
+            and nxt == "in"
+            and self.trail(i + 1).startswith(".")
+            and int(fraction.group(1)) < int(fraction.group(2))
+        ):  # "over 1/4 in.": a quarter inch
+            said = read_core(core + '"', w, self.ctx(i)) or core
+            return self.set(i, said.removesuffix(" inch"), "inch")
         if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
             plural = int(fraction.group(1)) > int(fraction.group(2))
             said = read_core(core, w, self.ctx(i)) or core
@@ -520,7 +536,9 @@ class _Walk:
         if measured and nxt == "linear" and (linear := unit_words(squared, not _is_one_number(core))):
             return self.set(i, measured, "linear", linear)  # "15 linear ft"
         if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
-            plural = core.lstrip("-−+") not in ("1", "1.0")
+            plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
+                self, i + 1, self.core(i - 1).lower()
+            )  # "your 24 fl oz cold brew"
             return self.set(i, measured, "fluid", "ounces" if plural else "ounce")
         if measured and nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):
             plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(

@@ -62,6 +62,9 @@ def _unit_after(walk: Walk, k: int, prev: str, *, risky: bool = False) -> str | 
     return unit_words(unit, not before_noun(walk, k - 1, prev))
 
 
+_SIDE_WORDS = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
+
+
 def dimensions(walk: Walk, i: int) -> int:
     """ "40 x 30 x 15 cm", "2 x 4", "12 x 14 ft": the sides joined by "by", the unit plural."""
     k = i
@@ -75,7 +78,12 @@ def dimensions(walk: Walk, i: int) -> int:
         spoken.append(side(walk.core(k), walk.w))
         if walk.trail(k):
             break
-        unit = _unit_after(walk, k + 1, "", risky=True)
+        if walk.core(k)[-1:] in "\"″'′" and walk.core(k + 1) in _SIDE_WORDS and not walk.trail(k):
+            spoken.append(_SIDE_WORDS[walk.core(k + 1)])  # '112" W x 38" D': one hundred twelve inches wide
+            k += 1
+            unit = None
+        else:
+            unit = _unit_after(walk, k + 1, "", risky=True)
         if unit and walk.core(k + 2) in _TIMES and not walk.trail(k + 1):  # "4 ft x 8 ft"
             spoken.append("\0" + walk.core(k + 1).rstrip("."))  # the unit as written, said below
             k += 1

@@ -26,8 +26,9 @@ def split_token(token: str) -> tuple[str, str, str]:
         or (token[start] in "~≈±§" and token[start + 1 : start + 2] in _AMOUNT_START)
         or (token[start] == "+" and token[start + 1 : start + 2] in _CURRENCY_START)
         or (token[start] == "~" and token[start + 1 : start + 2].isupper())
+        or (token[start] in "<>≤≥" and token[start + 1 : start + 2] in _AMOUNT_START)
     ):
-        start += 1  # "~5 min", "≈$20", "±2°F", "§4.2", "+$8", "~Nov 1": the sign is said before
+        start += 1  # "~5 min", "≈$20", "±2°F", "§4.2", "+$8", "~Nov 1", ">90": the sign is said before
     while end > start and token[end - 1] in _TRAIL:
         end -= 1
     core = token[start:end]

@@ -148,6 +148,8 @@ ABBREVIATIONS: dict[str, str] = {
     "Sept.": "September", "Oct.": "October", "Nov.": "November", "Dec.": "December",
     "ea.": "each", "ea": "each", "Ctr.": "Center", "Op.": "Opus", "H.S.": "High School",
     "W/D": "washer dryer", "opt.": "option", "ASAP": "A S A P", "yr.": "year", "wk.": "week", "hr.": "hour",
+    "REF#": "reference number", "Ref#": "reference number", "Sec.": "Section", "apt.": "apartment",
+    "Apt.": "Apartment",
     "iOS": "I O S", "macOS": "mac O S", "iPadOS": "I pad O S", "watchOS": "watch O S", "tvOS": "T V O S",
 }  # fmt: skip
 

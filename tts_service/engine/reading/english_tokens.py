@@ -28,6 +28,7 @@ from tts_service.engine.reading.english_codes import (
 from tts_service.engine.reading.english_money import NUM, read_money
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
+    ACRONYM_WORDS,
     COMPASS,
     COUNTED_TIME,
     DIGIT_CONTEXT,
@@ -66,6 +67,7 @@ _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
 _DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: what a year names before it ("the 2024 season")
 _YEARLY = frozenset(["season", "election", "elections", "census", "budget", "edition", "model", "class",
+                     "contribution", "deadline", "filing", "enrollment", "calendar", "fiscal",
                      "tournament", "championship", "campaign", "draft", "olympics", "vintage"])  # fmt: skip
 #: what a three-digit decimal with no leading zero is before (baseball's way of writing them)
 _AVERAGES = frozenset(
@@ -80,6 +82,8 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
+_SIDES = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
 _DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
 _KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
@@ -321,6 +325,12 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
+    if re.match(r"^[a-z][A-Z]{2,5}$", core) and core[1:] not in ACRONYM_WORDS:  # "eGFR", "hCG", "mRNA"
+        return w.letters(core.upper())  # (not "eSIM": e, then a word)
+    if core in ("W", "D", "H", "L") and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
+        return _SIDES[core]
+    if core == "x" and ctx.prev_raw in _SIDES and _MARKED.match(ctx.next_raw):
+        return "by"
     if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
         return "channel" if {"vhf", "uhf", "tv", "radio", "cb"} & set(ctx.before[-3:]) else "chapter"
     if core == "pp" and ctx.prev_raw[:1] in ("$", "€", "£", "¥"):
@@ -569,9 +579,16 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := _INCH_FRACTION.match(core)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
         part = _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "3/16\"": a part of an inch
         lone = m.group(1) == "1" and ctx.prev() not in ("a", "an", "the", "one")  # "wider than 1/4\""
-        return ("a " if lone else "") + part + " inch"
+        if m.group(1) != "1" and (ctx.next_word == "of" or ctx.punctuated or not ctx.next_word):
+            return part + " of an inch"  # "at 3/32\" of tread": three thirty-seconds of an inch
+        return ("a " if lone else "") + part + " inch"  # "3/8\" anchors": three eighths inch anchors
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
+    if (m := re.match(r"^20/(\d{2,3})$", core)) and {"vision", "acuity", "eye", "eyes"} & {
+        *ctx.before[-3:],
+        ctx.next_word,
+    }:  # "20/40 vision": twenty forty
+        return f"twenty {w.cardinal(int(m.group(1)))}"
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
     private = core.split(".")[0] in ("10", "127", "169", "172", "192") and "version" not in ctx.before

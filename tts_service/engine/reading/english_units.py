@@ -26,7 +26,8 @@ _MORE = {
     "CBM": ("cubic meter", "cubic meters"), "cbm": ("cubic meter", "cubic meters"),
     "hp": ("horsepower", "horsepower"), "qts": ("quart", "quarts"), "pts": ("point", "points"),
     "kn": ("knot", "knots"), "pCi": ("picocurie", "picocuries"), "pc": ("piece", "pieces"),
-    "pcs": ("piece", "pieces"), "kgal": ("thousand gallons", "thousand gallons"),
+    "pcs": ("piece", "pieces"), "kgal": ("thousand gallons", "thousand gallons"), "Ω": ("ohm", "ohms"),
+    "kΩ": ("kilohm", "kilohms"), "MΩ": ("megohm", "megohms"),
 }  # fmt: skip
 _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
@@ -41,8 +42,8 @@ _POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
 
 
 def _forms(unit: str) -> tuple[str, str] | None:
-    if len(unit) == 1 and unit.isupper() and unit not in UNITS:
-        return None  # "5G" is no gram
+    if len(unit) == 1 and unit.isupper() and unit not in UNITS and unit not in _MORE:
+        return None  # "5G" is no gram (an ohm's "Ω" is)
     if re.match(r"^[A-Z]{2,}s$", unit):
         return None  # "28 HRs", "94 RBIs": an acronym's plural, not hours
     forms = UNITS.get(unit) or _MORE.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
