@@ -452,6 +452,8 @@ VOICE_BOT = [
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
     # from blind sets 17-30 (issue 31, sixth pass)
+    ("I live in Kansas City, MO. It is $20/mo. before tax.",
+     "I live in Kansas City, Missouri. It is twenty dollars per month before tax."),
     ('Confirmed: REF# AR-20931; the fuse measured 0 Ω, and lint over 1/4 in. can burn.',
      'Confirmed: reference number A. R, two zero nine three one; the fuse measured zero ohms, and '
      'lint over a quarter inch can burn.'),

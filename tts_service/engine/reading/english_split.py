@@ -38,8 +38,8 @@ def split_token(token: str) -> tuple[str, str, str]:
         and core
         and (
             re.match(r"^(?:[A-Za-z]\.)+[A-Za-z]$", core)
-            or core.lower() + "." in _DOTTED
-            or re.split(r"[-–—/]", core)[-1].lower() + "." in _DOTTED  # "Mon.–Fri.", "$6.50/doz."
+            or _dotted(core)
+            or _dotted(re.split(r"[-–—/]", core)[-1])  # "Mon.–Fri.", "$6.50/doz."
         )
     ):
         core, trail = core + ".", trail[1:]
@@ -51,6 +51,16 @@ def split_token(token: str) -> tuple[str, str, str]:
         core, trail = core + trail[0], trail[1:]  # 5'10" and 6'
     return token[:start], core, trail
 
+
+def _dotted(word: str) -> bool:
+    """An abbreviation whose period is its own ("min.", "Dr."); the newer short ones only in lower
+    or title case ("mo." is months, "MO." Missouri at a sentence's end)."""
+    key = word.lower() + "."
+    return key in _DOTTED and not (word.isupper() and key in _LOWER_ONLY)
+
+
+#: abbreviations that are also state codes or words in capitals
+_LOWER_ONLY = frozenset(["op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr."])
 
 _DOTTED = frozenset([
     "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.", "incl.",
