@@ -26,10 +26,9 @@ from tts_service.engine.reading.english_codes import (
     team_name,
 )  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
+from tts_service.engine.reading.english_neighbours import by_neighbours, named_form
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
-    ACRONYM_WORDS,
-    COMPASS,
     COUNTED_TIME,
     DIGIT_CONTEXT,
     MODEL_YEAR_BEFORE,
@@ -37,12 +36,10 @@ from tts_service.engine.reading.english_tables import (
     NUMBERED_RELEASES,
     ORDINAL_NAMES,
     ROMAN_CARDINAL_CONTEXT,
-    ROMAN_SUFFIX,
     SCALES,
     STREET_WORDS,
     SYMBOL_WORDS,
     TITLES,
-    WIND_WORDS,
     YEAR_CONTEXT,
 )  # fmt: skip
 from tts_service.engine.reading.english_units import PER_WORDS, unit_words
@@ -82,10 +79,6 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
-_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
-_SIDES = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
-_DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
-_KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
 _TIRE = re.compile(r"^(\d{3})/(\d{2})(Z?R)(\d{2})$")
@@ -325,24 +318,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return reading  # "Est. delivery", "••••4242"
     if core in ABBREVIATIONS:
         return ABBREVIATIONS[core]
-    if re.match(r"^[a-z][A-Z]{2,5}$", core) and core[1:] not in ACRONYM_WORDS:  # "eGFR", "hCG", "mRNA"
-        return w.letters(core.upper())  # (not "eSIM": e, then a word)
-    if core in ("W", "D", "H", "L") and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
-        return _SIDES[core]
-    if core == "x" and ctx.prev_raw in _SIDES and _MARKED.match(ctx.next_raw):
-        return "by"
-    if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
-        return "channel" if {"vhf", "uhf", "tv", "radio", "cb"} & set(ctx.before[-3:]) else "chapter"
-    if core == "pp" and ctx.prev_raw[:1] in ("$", "€", "£", "¥"):
-        return "per person"  # "$185 pp"
-    if core in ("hrs", "mins"):  # "12 credit hrs" (not "28 HRs": home runs)
-        return "hours" if core == "hrs" else "minutes"
-    if core.lower() == "reg." and ctx.next_raw[:1] in ("$", "€", "£", "¥"):
-        return "regular"  # "$99 (reg. $129)": the regular price
-    if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
-        return unit  # "14.2¢ per kWh", "$3 per lb"
-    if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
-        return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
+    if (near := by_neighbours(core, w, ctx)) is not None:
+        return near  # '112" W': wide, "SW winds", "VHF Ch. 16", "$185 pp", "per kWh", "eGFR"
     if core.lower() in ABBREVIATIONS and core.lower() not in ("no.",):
         return ABBREVIATIONS[core.lower()]
     if web.is_email(core) or web.is_url(core):
@@ -358,17 +335,8 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
     tagged = core[0] == "#" and re.match(r"^#\w*[A-Za-z]\w*$", core) is not None  # "#2024goals"
     if core[0] in "@#" and len(core) > 1 and (core[1].isalpha() or core[1] == "_" or tagged):
         return web.read_tag(core, w)
-    if (m := re.match(r"^(\d{1,2})[Kk]$", core)) and ctx.next_word in _KARAT_NEXT:
-        return w.cardinal(int(m.group(1))) + " karat"  # "a 14K gold band"
-    if (m := re.match(r"^(\d)(?:BR|br|bd|bdrm)$", core)) is not None:  # "a 2BR apartment"
-        adjective = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
-        return w.cardinal(int(m.group(1))) + (" bedroom" if adjective or m.group(1) == "1" else " bedrooms")
-    if (m := re.match(r"^(\d{3})-([A-Z]{4,7})$", core)) and (ctx.prev() in _DIALING or ctx.next_lead == "("):
-        return f"{w.digits(m.group(1))} {m.group(2).lower()}"  # "call 555-PEST": the letters as the word
-    if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
-        return "R " + w.cardinal(int(m.group(1)))
-    if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:
-        return f"{w.letters(m.group(1))} {w.cardinal(ROMAN_SUFFIX[m.group(2)])}"  # "OBD-II", "MIL-VIII"
+    if (form := named_form(core, w, ctx)) is not None:
+        return form  # "14K gold", "2BR", "555-PEST", "R-49", "OBD-II"
     if (named := named_code(core, w)) is not None:
         return named  # "Ctrl+Alt+Del", "1099-NEC", "K-5", "5W-30", "USB-C", "0x80070005"...
     if (plan := retirement_plan(core, w) or team_name(core, w)) is not None:

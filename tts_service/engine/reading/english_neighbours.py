@@ -1,0 +1,81 @@
+"""Short written forms whose words their neighbours decide, and forms named by their own shape.
+
+Apart from ``english_tokens`` because each is one small decision about one token, asked before
+the general rules (abbreviations, codes, numbers) would read it otherwise:
+
+* ``by_neighbours``: the word a short form stands for where the words around it say which:
+  "W" after a measure with an inch mark is "wide" ('112" W x 38" D'), "SW" before "winds" is
+  "southwest", "Ch." before "16" after "VHF" is "channel", "pp" after a price is "per person",
+  "reg." before one "regular", a unit after "per" its name ("14.2¢ per kWh"), "eGFR" its letters;
+* ``named_form``: a token whose shape names what it is: "14K" before "gold" (karats), "2BR"
+  (bedrooms), "555-PEST" after "call" (a vanity number's word), "R-49" (an R-value), "OBD-II"
+  (letters and a roman number).
+
+None from either: the token is not such a form, and the general rules read it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tts_service.engine.reading import english_roles as roles
+from tts_service.engine.reading.english_tables import ACRONYM_WORDS, COMPASS, ROMAN_SUFFIX, WIND_WORDS
+from tts_service.engine.reading.english_units import unit_words
+from tts_service.engine.reading.words import NumberWords
+
+if TYPE_CHECKING:
+    from tts_service.engine.reading.english_tokens import Context
+
+__all__ = ["by_neighbours", "named_form"]
+
+#: a measure written with a foot or inch mark ('112"', "10'")
+_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
+#: the letters a furniture listing puts after each side ('112" W x 38" D x 34" H')
+_SIDES = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
+_CURRENCY_SIGNS = ("$", "€", "£", "¥")
+#: the words before a number that is dialled ("call 555-PEST")
+_DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
+#: what a karat count is before ("a 14K gold band")
+_KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
+#: the bands whose channel a "Ch." is ("VHF Ch. 16"); otherwise a book's chapter
+_CHANNELS = frozenset(["vhf", "uhf", "tv", "radio", "cb"])
+
+
+def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
+    """The word the short form ``core`` stands for where its neighbours say which (see the module)."""
+    if re.match(r"^[a-z][A-Z]{2,5}$", core) and core[1:] not in ACRONYM_WORDS:  # "eGFR", "hCG", "mRNA"
+        return w.letters(core.upper())  # (not "eSIM": e, then a word)
+    if core in _SIDES and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
+        return _SIDES[core]
+    if core == "x" and ctx.prev_raw in _SIDES and _MARKED.match(ctx.next_raw):
+        return "by"
+    if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
+        return "channel" if _CHANNELS.intersection(ctx.before[-3:]) else "chapter"
+    if core == "pp" and ctx.prev_raw[:1] in _CURRENCY_SIGNS:
+        return "per person"  # "$185 pp"
+    if core in ("hrs", "mins"):  # "12 credit hrs" (not "28 HRs": home runs)
+        return "hours" if core == "hrs" else "minutes"
+    if core.lower() == "reg." and ctx.next_raw[:1] in _CURRENCY_SIGNS:
+        return "regular"  # "$99 (reg. $129)": the regular price
+    if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
+        return unit  # "14.2¢ per kWh", "$3 per lb"
+    if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
+        return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
+    return None
+
+
+def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
+    """The words of a token whose shape names what it is (see the module)."""
+    if (m := re.match(r"^(\d{1,2})[Kk]$", core)) and ctx.next_word in _KARAT_NEXT:
+        return w.cardinal(int(m.group(1))) + " karat"  # "a 14K gold band"
+    if (m := re.match(r"^(\d)(?:BR|br|bd|bdrm)$", core)) is not None:  # "a 2BR apartment"
+        adjective = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
+        return w.cardinal(int(m.group(1))) + (" bedroom" if adjective or m.group(1) == "1" else " bedrooms")
+    if (m := re.match(r"^(\d{3})-([A-Z]{4,7})$", core)) and (ctx.prev() in _DIALING or ctx.next_lead == "("):
+        return f"{w.digits(m.group(1))} {m.group(2).lower()}"  # "call 555-PEST": the letters as the word
+    if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
+        return "R " + w.cardinal(int(m.group(1)))
+    if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:
+        return f"{w.letters(m.group(1))} {w.cardinal(ROMAN_SUFFIX[m.group(2)])}"  # "OBD-II", "MIL-VIII"
+    return None
