@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_dates as dates
 from tts_service.engine.reading import english_math as math
+from tts_service.engine.reading import english_measures as measures
 from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
@@ -29,7 +30,6 @@ from tts_service.engine.reading.english_split import split_token
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
     CURRENCY_CODES,
-    CURRENCY_SYMBOLS,
     DAYS,
     MONTHS,
     SCALES,
@@ -39,9 +39,6 @@ from tts_service.engine.reading.english_tables import (
     UNITS,
 )  # fmt: skip
 from tts_service.engine.reading.english_tokens import (
-    PLACE_WORDS,
-    RISKY_UNITS,
-    SPACED_CAPITAL_UNITS,
     Context,
     read_core,
     read_money,
@@ -57,17 +54,8 @@ _SPEAKER_TAG = re.compile(r"^\[S\d+\]$")
 _PLAIN_INT = re.compile(r"^\d+$")
 _SHORT_AMPM = spans.SHORT_AMPM
 _AMPM_RANGE = re.compile(r"^([ap]\.?m\.?)[-–—](\d{1,2}(?::\d\d)?)$")
-#: a scale written apart after an amount of money, in any case ("$5 bn", "¥30 b", "€2 mln")
-_SPACED_SCALES = {"k": "thousand", "m": "million", "mn": "million", "mm": "million", "mln": "million",
-                  "mil": "million", "b": "billion", "bn": "billion", "bln": "billion", "t": "trillion",
-                  "tn": "trillion", "trn": "trillion"}  # fmt: skip
 _DECADE = re.compile(r"^(?:1[1-9]\d0|20\d0|['’]?[2-9]0)['’]?s$")
-_QUANTITY_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
 _ADDRESSISH = re.compile(r"[A-Za-z]\d|\d[A-Za-z]|[@/_]")
-#: words that follow a measure, not a letter ("5,895 m above sea level")
-_AFTER_MEASURE = frozenset(
-    ["above", "below", "high", "tall", "long", "deep", "wide", "away", "thick", "apart", "more", "less", "of"]
-)
 #: lower-case words some rule reads otherwise (an abbreviation, a unit, a month or day, a street or a
 #: title in lower case, a scale): every other lower-case word of four letters or more is said as written
 _SPECIAL = frozenset(
@@ -87,7 +75,6 @@ _BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "bef
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
-_NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 
 
 class _Walk:
@@ -121,6 +108,10 @@ class _Walk:
 
     def core(self, i: int) -> str:
         return self.cores[i] if 0 <= i < len(self.cores) else ""
+
+    def last(self, i: int) -> bool:
+        """Token ``i`` is the unit's last."""
+        return i == len(self.cores) - 1
 
     def lead(self, i: int) -> str:
         return self.parts[i][0] if 0 <= i < len(self.parts) else ""
@@ -229,7 +220,7 @@ class _Walk:
             and self.core(i + 1).isdigit()
         ):
             return "extension"  # "1-888-555-0177 x 3"
-        if core in ("x", "X", "×") and _NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
+        if core in ("x", "X", "×") and measures.NUMBERISH.match(self.core(i - 1)) and not self.trail(i - 1):
             return "times"  # "3 x a week", "2 x $50" (a dimension, "2 x 4", is read before)
         zip_next = re.match(r"^\d{5}(?:-\d{4})?$", self.core(i + 1)) is not None
         last = i + 1 == len(self.cores)
@@ -296,7 +287,7 @@ class _Walk:
 
     def _rangeable(self, core: str) -> bool:
         return bool(core) and (
-            _NUMBERISH.match(core) is not None
+            measures.NUMBERISH.match(core) is not None
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
             or _DECADE.match(core) is not None
@@ -338,7 +329,7 @@ class _Walk:
             and unit_words(glued.group(2), True)
         ):
             left = glued_left.group(1) if glued_left else left  # "98°F–102°F": the unit once, at the end
-        unit = unit_words(glued.group(2), True) if glued and _NUMBERISH.match(left) else None
+        unit = unit_words(glued.group(2), True) if glued and measures.NUMBERISH.match(left) else None
         if glued and unit:  # "2-5lb": "two to five pounds"
             return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
         places = [place_code(part, ctx.before[-3:], self.w) for part in (left, right)]
@@ -420,8 +411,8 @@ class _Walk:
             or spans.rooms(self, i)
             or spans.per_area(self, i)
             or spans.mixed(self, i)
-            or self._range_unit(i)
-            or self._number_unit(i)
+            or measures.range_unit(self, i)
+            or measures.number_unit(self, i)
         )
 
     def _with_ampm(self, i: int) -> int:
@@ -468,131 +459,6 @@ class _Walk:
             return 0
         return self.set(i, read_core(self.core(i) + "s", self.w, self.ctx(i)) or self.core(i), "")
 
-    def _range_unit(self, i: int) -> int:
-        """ "5-10 mph", "20-30 lbs", "1980-1970 kg": a range of quantities, then their unit."""
-        m = _QUANTITY_RANGE.match(self.core(i))
-        nxt = self.core(i + 1).rstrip(".")
-        dotted_month = nxt == "mo" and (self.core(i + 1) + self.trail(i + 1)).startswith("mo.")  # "6–12 mo."
-        inches = nxt == "in" and (
-            self.trail(i + 1).startswith(".") or self.core(i + 2).lower() in _AFTER_MEASURE
-        )  # "1–2 in. below"
-        if m is None or self.trail(i) or not nxt or (nxt in RISKY_UNITS and not (dotted_month or inches)):
-            return 0
-        plural = not spans.before_noun(self, i, self.core(i - 1).lower())
-        unit = unit_words(nxt, plural)
-        if unit is None:
-            return 0
-        return self.set(i, f"{self.w.number(m.group(1))} to {self.w.number(m.group(2))}", unit)
-
-    def _number_unit(self, i: int) -> int:
-        core, nxt = self.core(i), self.core(i + 1)
-        if not nxt or self.trail(i):
-            return 0
-        dotted = nxt.endswith(".") and (nxt[:-1] not in RISKY_UNITS or nxt == "mo.")  # "6 mo.": months
-        if dotted and unit_words(nxt[:-1], False) is not None:
-            nxt = nxt[:-1]  # "10 min. from now": the unit's own period, not "minimum"
-        w = self.w
-        symbol = re.match(r"^([-−]?)([$€£¥])(\d[\d,]*(?:\.\d+)?)$", core)  # "$56 USD": in the code's words
-        coded = symbol is not None and nxt in CURRENCY_CODES and nxt[:1] != "X"
-        same = symbol is not None and coded and CURRENCY_SYMBOLS[symbol.group(2)][0] in CURRENCY_CODES[nxt][0]
-        if symbol and same and (priced := amounts.code_amount(nxt, symbol.group(1) + symbol.group(3), w)):
-            return self.set(i, priced, "")
-        scale = _SPACED_SCALES.get(nxt.lower())
-        if scale and (scaled := read_money(core, w, scale)) is not None:
-            number, _, unit = scaled.partition(" " + scale + " ")  # "$5 bn", "¥30 b", "€2 mln"
-            return self.set(i, number, scale + " " + unit)
-        if nxt in SCALES and len(nxt) > 2:  # "$3.4 billion", "2.5 million"
-            money = read_money(core, w, SCALES[nxt])
-            if money is not None:
-                number, _, unit = money.partition(" " + SCALES[nxt] + " ")
-                return self.set(i, number, SCALES[nxt] + " " + unit)
-            measure = None if self.trail(i + 1) else unit_words(self.core(i + 2), True)
-            if measure is not None and _NUMBERISH.match(core) and self.core(i + 2) not in RISKY_UNITS:
-                return self.set(i, w.number(core), SCALES[nxt], measure)  # "100 million km"
-            return 0
-        fraction_amount = amount(core, w)
-        if fraction_amount and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1½ tsp"
-            return self.set(i, fraction_amount[0], unit_words(nxt, fraction_amount[1]) or nxt)
-        fraction = re.match(r"^(\d+)/(\d+)$", core)
-        if (
-            fraction
-            and nxt == "in"
-            and self.trail(i + 1).startswith(".")
-            and int(fraction.group(1)) < int(fraction.group(2))
-        ):  # "over 1/4 in.": a quarter inch
-            said = read_core(core + '"', w, self.ctx(i)) or core
-            return self.set(i, said.removesuffix(" inch"), "inch")
-        if fraction and nxt not in RISKY_UNITS and unit_words(nxt, False) is not None:  # "1/4 tsp"
-            plural = int(fraction.group(1)) > int(fraction.group(2))
-            said = read_core(core, w, self.ctx(i)) or core
-            return self.set(i, said, unit_words(nxt, plural) or nxt)
-        squared = self.core(i + 2).rstrip(".")
-        measured = _measure_number(core, w)  # "64", or a range: "350–400"
-        dose = re.match(r"^([a-zA-Zµμ]{1,4})/(\d+(?:\.\d+)?)$", nxt)  # "250 mg/5 mL": a concentration
-        if measured and dose and (top := unit_words(dose.group(1), not _is_one_number(core))):
-            per = unit_words(squared, not _is_one_number(dose.group(2)))
-            if per is not None:
-                return self.set(i, measured, f"{top} per {w.number(dose.group(2))}", per)
-        if measured and nxt == "linear" and (linear := unit_words(squared, not _is_one_number(core))):
-            return self.set(i, measured, "linear", linear)  # "15 linear ft"
-        if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
-            plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
-                self, i + 1, self.core(i - 1).lower()
-            )  # "your 24 fl oz cold brew"
-            return self.set(i, measured, "fluid", "ounces" if plural else "ounce")
-        if measured and nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):
-            plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
-                self, i + 1, self.core(i - 1).lower()
-            )  # "2 sq ft", "a 2 sq ft rug"
-            square = unit_words(squared, plural) or ""
-            return self.set(i, measured, "square" if nxt.rstrip(".") == "sq" else "cubic", square)
-        plus_unit = (
-            unit_words(nxt.rstrip("."), True) if core.endswith("+") and nxt not in RISKY_UNITS else None
-        )
-        if plus_unit and _measure_number(core[:-1], w):  # "20+ lbs": twenty plus pounds
-            return self.set(i, f"{_measure_number(core[:-1], w)} plus", plus_unit)
-        if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
-            return 0
-        plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(self, i, self.ctx(i).prev())
-        forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
-        if forms and "." in core and (priced := amounts.code_amount(nxt, core, w)) is not None:
-            return self.set(i, priced, "")  # "25.00 USD": dollars and cents, the code said with them
-        if forms:  # "20 USD", "5 €"
-            return self.set(i, w.number(core), forms[1] if plural else forms[0])
-        # "5 ft 10 in.": inches after feet, unless a word follows ("6 feet 1 in height")
-        after_feet = nxt == "in" and self.core(i - 1).rstrip(".") in ("ft", "feet", "foot")
-        after_feet = after_feet and (bool(self.trail(i + 1)) or not self.core(i + 2)[:1].islower())
-        place = self.core(i - 1).lower().rstrip(".") in PLACE_WORDS
-        risky = nxt in RISKY_UNITS and (nxt not in SPACED_CAPITAL_UNITS or place)
-        # "10.49 s,", "8,849 m (29,032 ft)": a unit when the clause ends on it
-        closed = self.trail(i + 1)[:1] in (",", ";", ".", ")") or self.lead(i + 2) == "("
-        twin = self.core(i + 2).lower() in ("or", "and", "to") and self.core(i + 4) == nxt  # "0.5 g or 1 g"
-        twin = twin and self.core(i + 3)[:1].isdigit()
-        closed = nxt.islower() and (closed or twin or self.core(i + 2).lower() in _AFTER_MEASURE)
-        closed = closed or self.core(i + 1) == "mo."  # "6 mo.": months, the abbreviation's own period
-        inches = nxt == "in" and self.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
-        inches = inches or (
-            nxt == "in" and i + 2 == len(self.cores) and self.trail(i + 1)[:1] == "."
-        )  # "is 165 in."
-        if risky and ((nxt in ("in", "x") and not inches) or (plural and not closed)) and not after_feet:
-            return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
-        clock = sentence.military_time(core, self.ctx(i).prev(), nxt, w)
-        if clock is not None and nxt in ("hrs", "hours"):
-            return self.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
-        said_unit = unit_words(nxt, plural)
-        if nxt.rstrip(".") == "pt" and self.core(i + 2).lower() in (
-            "stock",
-            "font",
-            "type",
-            "paper",
-            "text",
-            "cardstock",
-        ):
-            said_unit = "point"  # "16 pt. stock": a paper's or a type's size, not pints
-        if said_unit is None:
-            return 0
-        return self.set(i, w.number(core), said_unit)
-
 
 def _carried(before: Sequence[str], fixed: dict[int, str]) -> dict[int, str]:
     """The unit's fixed readings past the words carried before it, which are context only: never
@@ -607,24 +473,6 @@ def read_tokens(tokens: list[str], words: NumberWords, fixed: dict[int, str] | N
     ``fixed``: token index -> spoken form decided elsewhere (a lexicon entry, a tag), taken as is.
     """
     return read_unit_tokens(tokens, words, fixed)[0]
-
-
-_MEASURED = re.compile(r"^[-−+]?\d[\d,]*(?:\.\d+)?$")
-_MEASURED_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
-
-
-def _is_one_number(core: str) -> bool:
-    return core.lstrip("-−+") in ("1", "1.0")
-
-
-def _measure_number(core: str, w: NumberWords) -> str | None:
-    """The words of a measure's number: a plain one ("64"), or a range ("350–400": "three hundred
-    fifty to four hundred"); None for anything else (it is not a measure's number)."""
-    if _MEASURED.match(core):
-        return w.number(core)
-    if span := _MEASURED_RANGE.match(core):
-        return f"{w.number(span.group(1))} to {w.number(span.group(2))}"
-    return None
 
 
 def read_unit_tokens(
