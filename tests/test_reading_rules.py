@@ -237,7 +237,7 @@ SENTENCE = [
     ("Erie, PA, or Salem, MA. Hon. Lee", "Erie, Pennsylvania, or Salem, Massachusetts. Honorable Lee"),
     ('Filed "Report, 2019" with 3/5th done', 'Filed "Report, twenty nineteen" with three fifths done'),
     # offsets, 24-hour ranges, conversions, temperatures, impossible dates
-    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is three o'clock at G M T minus zero"),
+    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is oh three hundred at G M T minus zero"),
     ("Staffed 0600-1830, ref 0412-9931",
      "Staffed oh six hundred to eighteen thirty, ref zero four one two, nine nine three one"),
     ("How much is 3 gal in mL?", "How much is three gallons in milliliters?"),
@@ -451,7 +451,19 @@ VOICE_BOT = [
     ("Text 55123 or dial 415-555-0188; the fee is 2-3% in Q2.",
      "Text five five one two three or dial four one five, five five five, zero one eight eight; the fee is "
      "two to three percent in Q two."),
-    # from blind sets 17-30 (issue 31, sixth pass)
+    # from blind sets 17-33 (issue 31, sixth pass)
+    ('Shuttles run from 04:00 to 23:30 for the T9-X200, seats A1–A5.',
+     'Shuttles run from oh four hundred to twenty-three thirty for the T nine, X two zero zero, '
+     'seats A. one to A. five.'),
+    ('A 16-yr-old pays more for sq. footage from c. 1700, ~260 mi., and free.',
+     'A sixteen year old pays more for square footage from circa seventeen hundred, about two '
+     'hundred sixty miles, and free.'),
+    ('Visit 1x per week, brush 2x a day, at 100 N. Main St., Rm. 204, for $149 flat.',
+     'Visit once per week, brush twice a day, at one hundred North Main Street, Room two oh four, '
+     'for one hundred forty-nine dollars flat.'),
+    ('Gutters add $12–$15 per linear ft.; license ROC 318264 covers a roof pitch of 6/12.',
+     'Gutters add twelve dollars to fifteen dollars per linear foot; license R O C three one eight '
+     'two six four covers a roof pitch of six twelve.'),
     ("I live in Kansas City, MO. It is $20/mo. before tax.",
      "I live in Kansas City, Missouri. It is twenty dollars per month before tax."),
     ('Confirmed: REF# AR-20931; the fuse measured 0 Ω, and lint over 1/4 in. can burn.',

@@ -334,7 +334,10 @@ class _Walk:
             return f"{self.w.number(left)} to {self.w.number(glued.group(1))} {unit}"
         places = [place_code(part, ctx.before[-3:], self.w) for part in (left, right)]
         thousands = left[-1:] in "kK" and right[-1:] in "kK"  # "10K-20K" is no seat
-        if places[0] and places[1] and left[:1].isalpha() == right[:1].isalpha() and not thousands:
+        same_kind = left[:1].isalpha() == right[:1].isalpha() and (
+            not left[:1].isalpha() or left[0] == right[0]
+        )
+        if places[0] and places[1] and same_kind and not thousands:  # "A1–A5"; "T9-X200" is a model
             return f"{places[0]} to {places[1]}"
         if re.match(r"^\d+[kKMB]$", left) and not re.search(r"[kKMB]$", right):
             return None  # "2B-15" is a code: a scale is written on both ends of a range ("10K-20K")

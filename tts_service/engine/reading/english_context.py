@@ -89,7 +89,7 @@ _VERBS = frozenset([
     "got", "covers", "covered", "includes", "comes", "came", "be",
 ])  # fmt: skip
 #: words that describe the noun a price is before, and no noun themselves ("a $25 late fee")
-_MONEY_MODIFIERS = frozenset(["late", "initial", "one-time", "annual", "flat", "additional", "nonrefundable",
+_MONEY_MODIFIERS = frozenset(["late", "initial", "one-time", "annual", "additional", "nonrefundable",
                               "non-refundable", "refundable", "early", "minimum"])  # fmt: skip
 #: what a price names when it comes right before, article or not ("eCheck ($0.95 fee)", "in $5 increments")
 _PRICED_NOUNS = frozenset(["fee", "fees", "charge", "deposit", "credit", "discount", "bonus", "voucher",

@@ -38,6 +38,10 @@ _CURRENCY_SIGNS = ("$", "€", "£", "¥")
 _DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
 #: what a karat count is before ("a 14K gold band")
 _KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
+#: what follows a count of times that says how often ("1x per week": once per week)
+_HOW_OFTEN = frozenset(
+    ["per", "a", "an", "each", "every", "daily", "weekly", "monthly", "yearly", "annually"]
+)
 #: the bands whose channel a "Ch." is ("VHF Ch. 16"); otherwise a book's chapter
 _CHANNELS = frozenset(["vhf", "uhf", "tv", "radio", "cb"])
 
@@ -58,7 +62,12 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return "hours" if core == "hrs" else "minutes"
     if core.lower() == "reg." and ctx.next_raw[:1] in _CURRENCY_SIGNS:
         return "regular"  # "$99 (reg. $129)": the regular price
-    if ctx.prev() == "per" and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core, False)):
+    if core == "c." and re.match(r"^(?:1[0-9]|20)\d\d$", ctx.next_raw):
+        return "circa"  # "furniture from c. 1700"
+    if core == "sq." and ctx.next_word in ("footage", "feet", "foot", "meters", "miles"):
+        return "square"  # "depending on sq. footage"
+    per = ctx.prev() == "per" or (ctx.prev() == "linear" and ctx.prev(2) == "per")  # "per linear ft."
+    if per and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core.rstrip("."), False)):
         return unit  # "14.2¢ per kWh", "$3 per lb"
     if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
         return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
@@ -74,6 +83,9 @@ def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
         return w.cardinal(int(m.group(1))) + (" bedroom" if adjective or m.group(1) == "1" else " bedrooms")
     if (m := re.match(r"^(\d{3})-([A-Z]{4,7})$", core)) and (ctx.prev() in _DIALING or ctx.next_lead == "("):
         return f"{w.digits(m.group(1))} {m.group(2).lower()}"  # "call 555-PEST": the letters as the word
+    if (m := re.match(r"^(\d{1,2})x$", core)) is not None and not ctx.prev()[:1].isdigit():  # "1x per week"
+        often = ctx.next_word in _HOW_OFTEN and m.group(1) in ("1", "2")  # once a day, twice a week
+        return ("once" if m.group(1) == "1" else "twice") if often else f"{w.cardinal(int(m.group(1)))} times"
     if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
         return "R " + w.cardinal(int(m.group(1)))
     if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:

@@ -350,6 +350,7 @@ _HYPHENED = re.compile(
     r"-(?P<word>[A-Za-z]+|(?:sq|cu)-(?:ft|in|yd|m))\.?$"
 )  # "1st-time", "1/4-inch", "'70s-inspired"
 _LINKED = re.compile(r"^(\d{1,3})-([a-z]{2,4})-(\d{1,3})$")
+_AGE_WORDS = {"yr": "year", "yrs": "year", "mo": "month", "wk": "week", "hr": "hour"}
 _AGED = re.compile(r"^(?P<head>\d[\d,]*(?:\.\d+)?)(?P<words>(?:-[a-z]+){2,3})$")
 _PLAN = re.compile(r"^(?P<n>\d{3})\((?P<letter>[a-z])\)?$")
 _PREFIXED = re.compile(r"^(?P<prefix>mid|pre|post|early|late)-(?P<rest>.*\d.*)$", re.IGNORECASE)
@@ -388,7 +389,8 @@ def joined(core: str, w: NumberWords, head: Callable[[str, NumberWords], str | N
         return f"{said} {unit or word}"
     if (m := _AGED.match(core)) is not None:  # "10-year-old", "3-day-long": the number, then its words
         said = head(m.group("head"), w)
-        return None if said is None else said + m.group("words").replace("-", " ")
+        spelled = [_AGE_WORDS.get(word, word) for word in m.group("words").split("-")]  # "16-yr-old"
+        return None if said is None else said + " ".join(spelled)
     if (m := _LINKED.match(core)) is not None:  # "2-for-1", "3-in-1", "1-on-1"
         return f"{w.cardinal(int(m.group(1)))} {m.group(2)} {w.cardinal(int(m.group(3)))}"
     if (m := _PLAN.match(core)) is not None:  # "401(k)", "403(b)": the plan's name

@@ -60,7 +60,9 @@ def _dotted(word: str) -> bool:
 
 
 #: abbreviations that are also state codes or words in capitals
-_LOWER_ONLY = frozenset(["op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr."])
+_LOWER_ONLY = frozenset(
+    ["op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c."]
+)
 
 _DOTTED = frozenset([
     "e.g.", "i.e.", "etc.", "vs.", "approx.", "appt.", "ext.", "dept.", "est.", "no.", "min.", "incl.",
@@ -71,5 +73,6 @@ _DOTTED = frozenset([
     "maj.", "gen.", "col.", "capt.", "lt.", "sgt.", "rev.", "gov.", "sen.", "rep.", "pres.", "adm.", "hon.",
     "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
     "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.", "avg.",  # "the 12 oz. bag"
-    "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.",
+    "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c.", "rm.",
+    "bldg.",
 ])  # fmt: skip

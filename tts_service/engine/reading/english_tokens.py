@@ -79,6 +79,7 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_LICENSED = frozenset(["license", "licence", "lic", "permit", "registration"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
 _TIRE = re.compile(r"^(\d{3})/(\d{2})(Z?R)(\d{2})$")
@@ -175,6 +176,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return w.digits(plain)  # "a text from 72166": a short code
         if ctx.digits_named and 3 <= len(plain) <= 6:
             return w.digits(plain)  # "the last four digits on file are 6032"
+        if len(plain) >= 5 and _LICENSED.intersection(b.rstrip(".") for b in ctx.before[-3:]):
+            return w.digits(plain)  # "license ROC 318264": a license's number, digit by digit
         if ctx.prev() == "port" and len(plain) >= 3:
             return w.digits(plain)  # "port 443": a network port, digit by digit
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
@@ -517,6 +520,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return f"{roles.paired(width, w)} {w.cardinal(int(profile))} {w.letters(kind)} {w.cardinal(int(rim))}"
     if (m := re.match(r"^[vV](\d{1,3})\.(\d{1,3})$", core)) is not None:  # "v2.1"
         return f"version {w.cardinal(int(m.group(1)))} point {w.digits(m.group(2))}"
+    if (m := _COMMON_FRACTION.match(core)) and {"pitch", "slope"}.intersection(ctx.before[-3:]):
+        return f"{w.cardinal(int(m.group(1)))} {w.cardinal(int(m.group(2)))}"  # "a roof pitch of 6/12"
     if (m := re.match(r"^(\d{1,2})/(\d{1,2})$", core)) and ctx.prev_raw.rstrip(",") in NUMBERED_RELEASES:
         return f"{w.cardinal(int(m.group(1)))} or {w.cardinal(int(m.group(2)))}"  # "Windows 10/11"
     for reader in (td.iso_date, td.numeric_date, td.day_first_date):
