@@ -237,7 +237,7 @@ SENTENCE = [
     ("Erie, PA, or Salem, MA. Hon. Lee", "Erie, Pennsylvania, or Salem, Massachusetts. Honorable Lee"),
     ('Filed "Report, 2019" with 3/5th done', 'Filed "Report, twenty nineteen" with three fifths done'),
     # offsets, 24-hour ranges, conversions, temperatures, impossible dates
-    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is oh three hundred at G M T minus zero"),
+    ("Noon in UTC+9 is 03:00 at GMT -0", "Noon in U T C plus nine is three o'clock at G M T minus zero"),
     ("Staffed 0600-1830, ref 0412-9931",
      "Staffed oh six hundred to eighteen thirty, ref zero four one two, nine nine three one"),
     ("How much is 3 gal in mL?", "How much is three gallons in milliliters?"),

@@ -79,6 +79,7 @@ _SCREEN_BEFORE = frozenset(
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
+_CLOCK_24 = re.compile(r"^(?:1[3-9]|2[0-3]):[0-5]\d$")
 _LICENSED = frozenset(["license", "licence", "lic", "permit", "registration"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
@@ -529,6 +530,10 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return date
     if ":" in core and (said := roles.ratio(core, (*ctx.before[-2:], ctx.next_word), w)) is not None:
         return said  # "a 1:16 ratio", "16:9 screens": no time
+    on_the_hour = re.match(r"^0(\d):00$", core)  # "from 04:00 to 23:30": a 24-hour clock's hours
+    if on_the_hour and (_CLOCK_24.match(ctx.after_next) or any(_CLOCK_24.match(b) for b in ctx.before)):
+        hour = on_the_hour.group(1)
+        return f"oh {w.cardinal(int(hour))} hundred" if hour != "0" else "zero hundred"
     if (time := td.read_time(core, w)) is not None:
         return time
     if re.match(r"^\d{1,2}:[0-5]\d[ap]$", core) and (time := td.read_time(core + "m", w)) is not None:

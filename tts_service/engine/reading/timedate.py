@@ -94,14 +94,6 @@ def read_time(core: str, words: NumberWords, *, next_ampm: str = "") -> str | No
         parts = [(hour, "hour"), (int(m.group("m")), "minute"), (second, "second")]
         said = [f"{words.cardinal(n)} {unit}{'' if n == 1 else 's'}" for n, unit in parts]
         return f"{said[0]} {said[1]} and {said[2]}"
-    if (
-        m.group("h")[:1] == "0"
-        and len(m.group("h")) == 2
-        and m.group("m") == "00"
-        and not ampm
-        and second is None
-    ):
-        return f"oh {words.cardinal(hour)} hundred" if hour else "zero hundred"  # "04:00": a 24-hour clock
     return clock(hour, int(m.group("m") or 0), words, ampm=ampm, second=second)
 
 
