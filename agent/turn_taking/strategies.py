@@ -244,8 +244,9 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         await self._act(self._barge.tick(_now()))
 
     async def caller_went_on(self) -> None:
-        if self._taking.config.take_back_barge_in:
-            await self._act(self._barge.speech_resumed(_now()))
+        """The caller's level hears them again: a ducked answer pauses (nothing else to do)."""
+        if self._taking.config.take_back_barge_in and (acts := self._barge.speech_resumed(_now())):
+            await self._act(acts)
 
     def _report(self, outcome: str) -> None:
         if self._taking.on_barge_in is not None:
