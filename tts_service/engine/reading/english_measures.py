@@ -151,8 +151,8 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
         square = unit_words(squared, plural) or ""
         return walk.set(i, measured, "square" if nxt.rstrip(".") == "sq" else "cubic", square)
     plus_unit = unit_words(nxt.rstrip("."), True) if core.endswith("+") and nxt not in RISKY_UNITS else None
-    if plus_unit and measure_number(core[:-1], w):  # "20+ lbs": twenty plus pounds
-        return walk.set(i, f"{measure_number(core[:-1], w)} plus", plus_unit)
+    if plus_unit and (at_least := measure_number(core[:-1], w)):  # "20+ lbs": twenty plus pounds
+        return walk.set(i, f"{at_least} plus", plus_unit)
     if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
         return 0
     plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(walk, i, walk.ctx(i).prev())
