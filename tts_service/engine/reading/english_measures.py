@@ -24,6 +24,7 @@ from tts_service.engine.reading.english_tokens import (
     PLACE_WORDS,
     RISKY_UNITS,
     SPACED_CAPITAL_UNITS,
+    is_one,
     read_core,
 )
 from tts_service.engine.reading.english_units import unit_words
@@ -55,10 +56,6 @@ _AFTER_MEASURE = frozenset(
 NUMBERISH = re.compile(r"^[-−+]?(?:[$€£¥]?\d[\d,]*(?:\.\d+)?[kKMB]|[$€£¥]?\d[\d,]*(?:\.\d+)?%?)$")
 _MEASURED = re.compile(r"^[-−+]?\d[\d,]*(?:\.\d+)?$")
 _MEASURED_RANGE = re.compile(r"^(\d[\d,]*(?:\.\d+)?)[-–—](\d[\d,]*(?:\.\d+)?)$")
-
-
-def _is_one_number(core: str) -> bool:
-    return core.lstrip("-−+") in ("1", "1.0")
 
 
 def measure_number(core: str, w: NumberWords) -> str | None:
@@ -133,19 +130,19 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
     squared = walk.core(i + 2).rstrip(".")
     measured = measure_number(core, w)  # "64", or a range: "350–400"
     dose = re.match(r"^([a-zA-Zµμ]{1,4})/(\d+(?:\.\d+)?)$", nxt)  # "250 mg/5 mL": a concentration
-    if measured and dose and (top := unit_words(dose.group(1), not _is_one_number(core))):
-        per = unit_words(squared, not _is_one_number(dose.group(2)))
+    if measured and dose and (top := unit_words(dose.group(1), not is_one(core))):
+        per = unit_words(squared, not is_one(dose.group(2)))
         if per is not None:
             return walk.set(i, measured, f"{top} per {w.number(dose.group(2))}", per)
-    if measured and nxt == "linear" and (linear := unit_words(squared, not _is_one_number(core))):
+    if measured and nxt == "linear" and (linear := unit_words(squared, not is_one(core))):
         return walk.set(i, measured, "linear", linear)  # "15 linear ft"
     if measured and nxt.rstrip(".") == "fl" and squared == "oz":  # "64 fl oz": fluid ounces
-        plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
+        plural = not is_one(core) and not spans.before_noun(
             walk, i + 1, walk.core(i - 1).lower()
         )  # "your 24 fl oz cold brew"
         return walk.set(i, measured, "fluid", "ounces" if plural else "ounce")
     if measured and nxt.rstrip(".") in ("sq", "cu") and squared in ("ft", "m", "mi", "km", "yd", "in"):
-        plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(
+        plural = not is_one(core) and not spans.before_noun(
             walk, i + 1, walk.core(i - 1).lower()
         )  # "2 sq ft", "a 2 sq ft rug"
         square = unit_words(squared, plural) or ""
@@ -155,7 +152,7 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
         return walk.set(i, f"{at_least} plus", plus_unit)
     if not re.match(r"^[-−+]?\d[\d,]*(?:\.\d+)?$", core):
         return 0
-    plural = core.lstrip("-−+") not in ("1", "1.0") and not spans.before_noun(walk, i, walk.ctx(i).prev())
+    plural = not is_one(core) and not spans.before_noun(walk, i, walk.ctx(i).prev())
     forms = CURRENCY_CODES.get(nxt) or (CURRENCY_SYMBOLS.get(nxt) if len(nxt) == 1 else None)
     if forms and "." in core and (priced := amounts.code_amount(nxt, core, w)) is not None:
         return walk.set(i, priced, "")  # "25.00 USD": dollars and cents, the code said with them

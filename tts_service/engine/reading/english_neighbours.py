@@ -20,7 +20,13 @@ import re
 from typing import TYPE_CHECKING
 
 from tts_service.engine.reading import english_roles as roles
-from tts_service.engine.reading.english_tables import ACRONYM_WORDS, COMPASS, ROMAN_SUFFIX, WIND_WORDS
+from tts_service.engine.reading.english_tables import (
+    ACRONYM_WORDS,
+    COMPASS,
+    ROMAN_SUFFIX,
+    SIDE_WORDS,
+    WIND_WORDS,
+)
 from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
 
@@ -31,8 +37,6 @@ __all__ = ["by_neighbours", "named_form"]
 
 #: a measure written with a foot or inch mark ('112"', "10'")
 _MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
-#: the letters a furniture listing puts after each side ('112" W x 38" D x 34" H')
-_SIDES = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
 _CURRENCY_SIGNS = ("$", "€", "£", "¥")
 #: the words before a number that is dialled ("call 555-PEST")
 _DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
@@ -50,9 +54,9 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The word the short form ``core`` stands for where its neighbours say which (see the module)."""
     if re.match(r"^[a-z][A-Z]{2,5}$", core) and core[1:] not in ACRONYM_WORDS:  # "eGFR", "hCG", "mRNA"
         return w.letters(core.upper())  # (not "eSIM": e, then a word)
-    if core in _SIDES and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
-        return _SIDES[core]
-    if core == "x" and ctx.prev_raw in _SIDES and _MARKED.match(ctx.next_raw):
+    if core in SIDE_WORDS and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
+        return SIDE_WORDS[core]
+    if core == "x" and ctx.prev_raw in SIDE_WORDS and _MARKED.match(ctx.next_raw):
         return "by"
     if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
         return "channel" if _CHANNELS.intersection(ctx.before[-3:]) else "chapter"

@@ -21,7 +21,7 @@ from tts_service.engine.reading.english_roles import (
     paired,
     side,
 )
-from tts_service.engine.reading.english_tables import DIGIT_CONTEXT
+from tts_service.engine.reading.english_tables import DIGIT_CONTEXT, SIDE_WORDS
 from tts_service.engine.reading.english_tokens import RISKY_UNITS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
@@ -62,9 +62,6 @@ def _unit_after(walk: Walk, k: int, prev: str, *, risky: bool = False) -> str | 
     return unit_words(unit, not before_noun(walk, k - 1, prev))
 
 
-_SIDE_WORDS = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
-
-
 def dimensions(walk: Walk, i: int) -> int:
     """ "40 x 30 x 15 cm", "2 x 4", "12 x 14 ft": the sides joined by "by", the unit plural."""
     k = i
@@ -78,8 +75,8 @@ def dimensions(walk: Walk, i: int) -> int:
         spoken.append(side(walk.core(k), walk.w))
         if walk.trail(k):
             break
-        if walk.core(k)[-1:] in "\"″'′" and walk.core(k + 1) in _SIDE_WORDS and not walk.trail(k):
-            spoken.append(_SIDE_WORDS[walk.core(k + 1)])  # '112" W x 38" D': one hundred twelve inches wide
+        if walk.core(k)[-1:] in "\"″'′" and walk.core(k + 1) in SIDE_WORDS and not walk.trail(k):
+            spoken.append(SIDE_WORDS[walk.core(k + 1)])  # '112" W x 38" D': one hundred twelve inches wide
             k += 1
             unit = None
         else:

@@ -491,6 +491,8 @@ SYMBOL_WORDS: dict[str, str] = {
 }  # fmt: skip
 
 
+#: the letters a furniture listing puts after each side ('112" W x 38" D x 34" H')
+SIDE_WORDS = {"W": "wide", "D": "deep", "H": "high", "L": "long"}
 #: a code's roman suffix ("OBD-II", "DSM-IV"): its number
 ROMAN_SUFFIX = {"II": 2, "III": 3, "IV": 4, "VI": 6, "VII": 7, "VIII": 8, "IX": 9}
 _POINTS = {"N": "north", "S": "south", "E": "east", "W": "west"}

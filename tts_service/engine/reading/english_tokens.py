@@ -115,7 +115,8 @@ class Context:
         return self.before[-k] if len(self.before) >= k else ""
 
 
-def _is_one(num: str) -> bool:
+def is_one(num: str) -> bool:
+    """ "1", "-1", "1.0": a count of one (its unit singular)."""
     return num.lstrip("-−+") in ("1", "1.0")
 
 
@@ -457,7 +458,7 @@ def _joined_head(part: str, w: NumberWords) -> str | None:
     if part in _VULGAR_PARTS:  # "½-price"
         return _VULGAR_PARTS[part]
     if part[-1:] == "¢" and _NUMBER.match(part[:-1]):  # "5¢/gal"
-        return w.number(part[:-1]) + (" cent" if _is_one(part[:-1]) else " cents")
+        return w.number(part[:-1]) + (" cent" if is_one(part[:-1]) else " cents")
     if (m := _COMMON_FRACTION.match(part)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
         return _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "a 1/4-inch key": "a quarter inch key"
     if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
@@ -509,7 +510,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := _PERCENT.match(core)) is not None:  # "+2.3%": plus two point three percent
         return ("plus " if core[0] == "+" else "") + w.number(m.group("num")) + " percent"
     if core[-1] == "¢" and _NUMBER.match(core[:-1]):  # "5¢"
-        return w.number(core[:-1]) + (" cent" if _is_one(core[:-1]) else " cents")
+        return w.number(core[:-1]) + (" cent" if is_one(core[:-1]) else " cents")
     if core[-1] == "+" and (money := read_money(core[:-1], w)) is not None:
         return money + " plus"  # "$100+"
     if core[-1] == "+" and _NUMBER.match(core[:-1]) and core[0].isdigit():
@@ -550,7 +551,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := _FEET.match(core)) is not None:
         adjective = not ctx.punctuated and roles.noun_after_mark(ctx.next_raw)  # a 12" pizza, 8' tables
         if m.group("only_in"):
-            one = _is_one(m.group("only_in")) or adjective
+            one = is_one(m.group("only_in")) or adjective
             return w.number(m.group("only_in")) + (" inch" if one else " inches")
         feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
@@ -598,7 +599,7 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         )
         if unit == "m" and re.match(r"^\d+(?:h|hr|hrs)$", ctx.prev_raw):
             unit = "min"  # "1h 30m": minutes after hours, not meters
-        words = unit_words(unit, not _is_one(num) and not adjective)
+        words = unit_words(unit, not is_one(num) and not adjective)
         if words is not None:
             return w.number(num) + " " + words
         if unit == "X" and (len(num) >= 3 or ctx.prev() in roles.PAIRED_CONTEXT) and num.isdigit():
