@@ -278,14 +278,20 @@ class Playback(FrameProcessor):
 
 
 async def feed_audio(
-    processors: Sequence[FrameProcessor], audio: bytes, sample_rate: int, *, timeout_s: float = 60.0
+    processors: Sequence[FrameProcessor],
+    audio: bytes,
+    sample_rate: int,
+    *,
+    timeout_s: float = 60.0,
+    pace_s: float = 0.0,
 ) -> None:
-    """Run int16 ``audio`` through ``processors`` in 20 ms input frames, then end the pipeline."""
+    """Run int16 ``audio`` through ``processors`` in 20 ms input frames, then end the pipeline
+    (``pace_s``: see ``feed_frames``)."""
     chunk = sample_rate // 50 * 2
     frames: list[Frame] = [
         InputAudioRawFrame(audio[i : i + chunk], sample_rate, 1) for i in range(0, len(audio), chunk)
     ]
-    await feed_frames(processors, frames, sample_rate, timeout_s=timeout_s)
+    await feed_frames(processors, frames, sample_rate, timeout_s=timeout_s, pace_s=pace_s)
 
 
 async def feed_frames(
@@ -294,17 +300,34 @@ async def feed_frames(
     sample_rate: int,
     *,
     timeout_s: float = 60.0,
+    pace_s: float = 0.0,
 ) -> None:
-    """Run ``frames`` through ``processors`` as fast as they go, then end the pipeline."""
+    """Run ``frames`` through ``processors``, then end the pipeline: as fast as they go, or one
+    every ``pace_s`` as a line delivers them. Pacing matters behind a VAD: its start and stop are
+    system frames, which overtake the audio still queued at a slower processor after it, as they
+    never do on a live line; a recognizer fed faster than it reads can see the stop before the
+    utterance's last words."""
     worker = PipelineWorker(
         Pipeline(list(processors)),
         params=PipelineParams(audio_in_sample_rate=sample_rate),
         cancel_on_idle_timeout=False,
     )
-    await worker.queue_frames([*frames, EndFrame()])
+    if not pace_s:
+        await worker.queue_frames([*frames, EndFrame()])
     runner = WorkerRunner(handle_sigint=False)
     await runner.add_workers(worker)
-    await asyncio.wait_for(runner.run(), timeout_s)
+    running = asyncio.create_task(runner.run(), name="feed-frames-runner")
+    try:
+        if pace_s:
+            for frame in frames:
+                await worker.queue_frame(frame)
+                await asyncio.sleep(pace_s)
+            await worker.queue_frame(EndFrame())
+        await asyncio.wait_for(asyncio.shield(running), timeout_s)
+    finally:
+        if not running.done():
+            running.cancel()
+        await asyncio.gather(running, return_exceptions=True)
 
 
 __all__ = ["AudioProbe", "Playback", "SpeakingWatch", "SpeechTrigger", "feed_audio", "feed_frames", "run_bot"]

@@ -64,9 +64,12 @@ class Collector(FrameProcessor):
 
 
 async def transcribe(stt: FrameProcessor, audio: bytes, sample_rate: int) -> list[str]:
-    """Run ``audio`` in 20 ms frames through VAD -> ``stt`` -> Collector; the final transcripts."""
+    """Run ``audio`` in 20 ms frames through VAD -> ``stt`` -> Collector, at the pace of a line (the
+    VAD's stop must not overtake audio the recognizer has not read: ``feed_frames``); the final
+    transcripts."""
     collector = Collector()
-    await feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt, collector], audio, sample_rate)
+    processors = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    await feed_audio(processors, audio, sample_rate, pace_s=0.02)
     return collector.transcripts
 
 
