@@ -123,6 +123,16 @@ DATES = [
     ("Lunch noon-2pm", "Lunch noon to two PM"),
     ("the '90s", "the nineties"),
     ("1980 s", "nineteen eighties"),
+    # a two-digit year as written, but this century's from 2010 whole
+    ("Born 7/3/62, seen 11/17/05, due 3/14/26.",
+     "Born July third, sixty-two, seen November seventeenth, oh five, "
+     "due March fourteenth, twenty twenty-six."),
+    ("From 1/1/00", "From January first, two thousand"),
+    # short month names beside another month, or a word of time
+    ("Open Jan–Mar and Sep-Nov.", "Open January to March and September to November."),
+    ("Open Oct through Dec, and Jan is quiet; closed from Nov to Jan.",
+     "Open October through December, and January is quiet; closed from November to January."),
+    ("Ask Jan about it. Jan and Bob can help.", "Ask Jan about it. Jan and Bob can help."),
 ]  # fmt: skip
 
 TIMES = [
@@ -597,6 +607,12 @@ VOICE_BOT = [
      'Your O B D two scanner reads eighty-seven point five points and holds nine quarts.'),
     ('We rent 60" round tables and 8\' banquet tables; he is 6\' tall.',
      'We rent sixty inch round tables and eight foot banquet tables; he is six feet tall.'),
+    # a dash typed between two words, "—" or "--", is a pause between them, never part of either
+    ("Call 555-0100—or email us.", "Call five five five, zero one zero zero— or email us."),
+    ("It costs $20--that is cheap.", "It costs twenty dollars— that is cheap."),
+    ("Francis I--test", "Francis the first— test"),
+    ("Open 9am—noon and 9am—5pm.", "Open nine AM to noon and nine AM to five PM."),
+    ("Send photo.jpg or scan.png", "Send photo dot jpeg or scan dot P N G"),
 ]  # fmt: skip
 
 

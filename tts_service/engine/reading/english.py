@@ -31,6 +31,7 @@ from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
     CURRENCY_CODES,
     DAYS,
+    MONTH_NAMES,
     MONTHS,
     SCALES,
     STATES,
@@ -75,6 +76,8 @@ _BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "bef
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
+#: lower-case words that end a range after a dash ("9am—noon", "jan—mar")
+_RANGE_ENDS = frozenset(["noon", "midnight", "close", "closing", "sunset", "sunrise", *MONTHS, *DAYS])
 
 
 class _Walk:
@@ -155,6 +158,8 @@ class _Walk:
             return self.raw[i]
         if not spoken:
             return ""
+        if "--" in trail:
+            trail = re.sub("-{2,}", "—", trail)  # the model pauses at a dash, and says nothing for "--"
         if core[:1].isdigit() and lead in ("'", "’"):
             lead = ""  # '80s
         if any(sign in lead for sign in "~≈±§+"):
@@ -361,10 +366,14 @@ class _Walk:
                 said_left = said_left[: -len(unit) - 1]
             return f"{said_left} to {said_right}"
         ampm = re.search(r"([aApP]\.?[mM]\.?)$", right)
+        months = [td.month_number(side) or 0 for side in (left, right)]
+        months = months if all(months) else []
         pieces = []
         for k, part in enumerate((left, right)):
             side = Context(ctx.before, "", "", prev_raw=ctx.prev_raw) if k == 0 else ctx
             said = DAYS.get(part.lower()) if part[:1].isupper() else None
+            if said is None and months:
+                said = MONTH_NAMES[months[k] - 1]  # "Jan–Mar": January to March
             if said is None and (":" in part or re.search(r"[aApP]\.?[mM]\.?$", part)):
                 said = td.read_time(part, w)
             if said is None and k == 0 and ampm and _PLAIN_INT.match(part) and int(part) <= 12:
@@ -489,5 +498,27 @@ def read_unit_tokens(
     (``quote_open``), and whose last words were ``before`` (read as the context of this unit's
     first tokens: "Friday, | 7/10" is a date); also says whether a quote is open after this unit."""
     before = [t.replace('"', "").replace("“", "").replace("”", "") for t in before]  # counted in quote_open
+    pieces = [_dash_joined(t) if k not in (fixed or {}) else [t] for k, t in enumerate(tokens)]
+    if any(len(p) > 1 for p in pieces):  # "555-0100—or": read as the two words it is, said as one
+        flat = [piece for p in pieces for piece in p]
+        at = [sum(len(p) for p in pieces[:k]) for k in range(len(pieces))]
+        moved = {at[k]: v for k, v in (fixed or {}).items()}
+        said, quote_open = read_unit_tokens(flat, words, moved, quote_open, before)
+        joined = [" ".join(s for s in said[at[k] : at[k] + len(p)] if s) for k, p in enumerate(pieces)]
+        return joined, quote_open
     walk = _Walk([*before, *tokens], words, _carried(before, fixed or {}), quote_open)
     return walk.run()[len(before) :], walk.quote_open
+
+
+#: a dash written between two words with no space ("late—very", "555-0100--or", "Francis I--test"):
+#: not a range ("9am—5pm", "Mon—Fri", "9am—noon" are), since a clause goes on in lower case
+_JOINING_DASH = re.compile(r"(?<=[\w.%)\]'\"”’])(?:—|-{2,})(?=[(\"'“‘]?[a-z])|(?<=\w)-{2,}(?=[A-Z])")
+
+
+def _dash_joined(token: str) -> list[str]:
+    """A token of two words joined by a dash, split after the dash (which stays with the first)."""
+    cut = [m.end() for m in _JOINING_DASH.finditer(token)]
+    cut = [c for c in cut if re.sub(r"[^a-z].*$", "", token[c:]) not in _RANGE_ENDS]
+    if not cut:
+        return [token]
+    return [token[a:b] for a, b in zip([0, *cut], [*cut, len(token)], strict=True)]

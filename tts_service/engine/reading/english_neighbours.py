@@ -6,7 +6,8 @@ the general rules (abbreviations, codes, numbers) would read it otherwise:
 * ``by_neighbours``: the word a short form stands for where the words around it say which:
   "W" after a measure with an inch mark is "wide" ('112" W x 38" D'), "SW" before "winds" is
   "southwest", "Ch." before "16" after "VHF" is "channel", "pp" after a price is "per person",
-  "reg." before one "regular", a unit after "per" its name ("14.2¢ per kWh"), "eGFR" its letters;
+  "reg." before one "regular", a unit after "per" its name ("14.2¢ per kWh"), "eGFR" its letters,
+  "Oct" beside another month or after "through" October ("Oct through Dec", "Jan, Feb and Mar");
 * ``named_form``: a token whose shape names what it is: "14K" before "gold" (karats), "2BR"
   (bedrooms), "555-PEST" after "call" (a vanity number's word), "R-49" (an R-value), "OBD-II"
   (letters and a roman number).
@@ -20,9 +21,12 @@ import re
 from typing import TYPE_CHECKING
 
 from tts_service.engine.reading import english_roles as roles
+from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_tables import (
     ACRONYM_WORDS,
     COMPASS,
+    MONTH_NAMES,
+    MONTHS,
     ROMAN_SUFFIX,
     SIDE_WORDS,
     WIND_WORDS,
@@ -48,6 +52,13 @@ _HOW_OFTEN = frozenset(
 )
 #: the bands whose channel a "Ch." is ("VHF Ch. 16"); otherwise a book's chapter
 _CHANNELS = frozenset(["vhf", "uhf", "tv", "radio", "cb"])
+#: words between two months ("Oct through Dec", "Nov to Jan", "Jan, Feb and Mar")
+_MONTH_JOINS = frozenset(["and", "or", "to", "through", "thru", "until", "till"])
+#: words beside a month's short name that make it one ("through Dec", "early Feb", "Jan and Feb")
+_MONTH_NEIGHBOURS = frozenset(
+    ["through", "thru", "until", "till", "from", "since", "early", "late", "mid", "in", "by", "before",
+     "after", "during", "each", "every", "last", "next"]
+)  # fmt: skip
 
 
 def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
@@ -75,6 +86,23 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return unit  # "14.2¢ per kWh", "$3 per lb"
     if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
         return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
+    if (month := _short_month(core, ctx)) is not None:
+        return month
+    return None
+
+
+def _short_month(core: str, ctx: Context) -> str | None:
+    """ "Oct" -> "October" where a neighbour is a month or a word of time ("Oct through Dec");
+    "Jan" (a name) and "May" (a word) only beside another month."""
+    bare = core.rstrip(".")
+    month = td.month_number(core) if bare[:1].isupper() and bare[1:].islower() and len(bare) <= 4 else None
+    if month is None or bare in ("May", MONTH_NAMES[month - 1]):
+        return None
+    besides = [ctx.prev_raw, ctx.next_raw] + ([ctx.after_next] if ctx.next_word in _MONTH_JOINS else [])
+    by_month = any(td.month_number(b.rstrip(".,")) is not None for b in besides if b[:1].isupper())
+    by_month = by_month or (ctx.prev() in _MONTH_JOINS and ctx.prev(2) in MONTHS and ctx.prev(2) != "may")
+    if by_month or (bare != "Jan" and ctx.prev() in _MONTH_NEIGHBOURS):
+        return MONTH_NAMES[month - 1]
     return None
 
 

@@ -16,6 +16,8 @@ _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
 _AMOUNT_START = frozenset("0123456789$€£¥")
 _CURRENCY_START = frozenset("$€£¥")
+#: a dash that ends a clause: "—", or "--" as typed for one ("$20--", "I—")
+_DASH_MARK = re.compile(r"(?:—|-{2,})$")
 
 
 def split_token(token: str) -> tuple[str, str, str]:
@@ -29,8 +31,11 @@ def split_token(token: str) -> tuple[str, str, str]:
         or (token[start] in "<>≤≥" and token[start + 1 : start + 2] in _AMOUNT_START)
     ):
         start += 1  # "~5 min", "≈$20", "±2°F", "§4.2", "+$8", "~Nov 1", ">90": the sign is said before
-    while end > start and token[end - 1] in _TRAIL:
-        end -= 1
+    while end > start:
+        dash = None if token[end - 1] in _TRAIL else _DASH_MARK.search(token, start, end)
+        if dash is None and token[end - 1] not in _TRAIL:
+            break
+        end = dash.start() if dash is not None else end - 1
     core = token[start:end]
     trail = token[end:]
     if (

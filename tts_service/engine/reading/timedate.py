@@ -152,9 +152,14 @@ def numeric_date(core: str, words: NumberWords) -> str | None:
     if m is None:
         return None
     year = int(m.group("y"))
-    if len(m.group("y")) == 2:
-        year += 2000 if year < 50 else 1900
-    return month_day(int(m.group("m")), int(m.group("d")), words, year)
+    said = month_day(int(m.group("m")), int(m.group("d")), words)
+    if len(m.group("y")) == 4:
+        return f"{said}, {words.year(year)}"
+    # two digits: this century's years from 2010 are said whole ("twenty twenty-six"); others as
+    # written, which is how people say them ("oh five", "ninety-eight") and guesses no century
+    if year == 0 or 10 <= year < 50:
+        return f"{said}, {words.year(2000 + year)}"
+    return f"{said}, " + (f"oh {words.cardinal(year)}" if year < 10 else words.cardinal(year))
 
 
 def day_name(core: str) -> str | None:

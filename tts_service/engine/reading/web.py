@@ -251,6 +251,9 @@ def read_address(core: str, words: NumberWords) -> str:
         country = m.start() == tld_at and m.end() == host_end
         # a round number in a path ("/rtx-6000") is said as one; a port, an IP, a mailbox digit by digit
         rounds = m.start() > host_end and core[m.start() - 1] != ":" and not core[:1].isdigit()
+        if m.end() == len(core) and core[m.start() - 1 : m.start()] == "." and m.group().lower() == "jpg":
+            out.append("jpeg")  # ".jpg" is said "jay-peg", as its long name
+            continue
         out.append(_piece(m.group(), words, file=file, country=country, rounds=rounds))
     return " ".join(p for p in out if p) + owner
 
