@@ -613,6 +613,34 @@ VOICE_BOT = [
     ("Francis I--test", "Francis the first— test"),
     ("Open 9am—noon and 9am—5pm.", "Open nine AM to noon and nine AM to five PM."),
     ("Send photo.jpg or scan.png", "Send photo dot jpeg or scan dot P N G"),
+    # the words a short form's neighbours, or its sentence, choose
+    ("Drop it at 4410 Hwy. 12, 88 Harbor Pt., Tacoma.",
+     "Drop it at forty-four ten Highway twelve, eighty-eight Harbor Point, Tacoma."),
+    ("Mount it 8 in. above the sink, or 3 in., no more.",
+     "Mount it eight inches above the sink, or three inches, no more."),
+    ("Our contractor license #CSLB 889012 is on file.",
+     "Our contractor license number C S L B eight eight nine zero one two is on file."),
+    ("Sales peak in mid-Dec and slow by late-Jan.", "Sales peak in mid December and slow by late January."),
+    ("A 0.5 ct sapphire, 3 ct. tw of diamonds, a 1.5 ctw halo.",
+     "A zero point five carat sapphire, three carats total weight of diamonds, a one point five carat total "
+     "weight halo."),
+    ("Refill the 60 ct bottle.", "Refill the sixty count bottle."),
+    ("We buy gold by the gram: 10K is worth less than 22K. Silver tier needs 25K points.",
+     "We buy gold by the gram: ten karat is worth less than twenty-two karat. Silver tier needs twenty-five "
+     "thousand points."),
+    ("The 64XL cartridge fits; the 910XL does not.",
+     "The sixty-four X L cartridge fits; the nine ten X L does not."),
+    ("Your breaker is a 15A Square D, and the oven needs a 40A circuit.",
+     "Your breaker is a fifteen amp Square D, and the oven needs a forty amp circuit."),
+    ("Row 12A is open.", "Row twelve A. is open."),
+    ("Billed as CPT 99214 under EIN 27-4410932, NPI 1902837465.",
+     "Billed as C P T nine nine two one four under E I N two seven, four four one zero nine three two, "
+     "N P I one nine zero two eight three seven four six five."),
+    ("We serve zip codes 60601 through 60614.",
+     "We serve zip codes six zero six zero one through six zero six one four."),
+    ("Pavers run $6.75/sq. ft., and gravel $38 per cu. yd. or $4 per sq. ft.",
+     "Pavers run six dollars and seventy-five cents per square foot, and gravel thirty-eight dollars per "
+     "cubic yard or four dollars per square foot."),
 ]  # fmt: skip
 
 

@@ -37,7 +37,8 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 NUMBER_ABBREVIATIONS: frozenset[str] = frozenset(
     {"ext", "no", "nos", "apt", "ste", "fig", "vol", "pp", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
      "sep", "sept", "oct", "nov", "dec", "approx", "rm", "pg", "mon", "tue", "tues", "wed", "thu", "thur",
-     "thurs", "fri", "sat", "sun", "weds", "p", "est", "op", "reg", "opt", "ch", "sec", "c"}
+     "thurs", "fri", "sat", "sun", "weds", "p", "est", "op", "reg", "opt", "ch", "sec", "c", "hwy", "rte",
+     "bldg", "fl"}
 )  # fmt: skip
 SENTENCE_ENDS = ".!?…"
 CLOSERS = "\"”’')]"

@@ -76,6 +76,8 @@ _BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "bef
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
+#: words between two identifiers of one kind
+_ID_JOINS = frozenset(["and", "or", "&", "to", "through", "thru"])
 #: lower-case words that end a range after a dash ("9am—noon", "jan—mar")
 _RANGE_ENDS = frozenset(["noon", "midnight", "close", "closing", "sunset", "sunrise", *MONTHS, *DAYS])
 
@@ -90,6 +92,7 @@ class _Walk:
         self.quote_open = sentence.close_quotes(self.parts, quote_open)  # '"Part 2" of': no inches
         self.cores = [p[1] for p in self.parts]
         self.digits_at = sentence.named_digits(self.cores)
+        self.topic = frozenset(c.lower() for c in self.cores)
         self.w = words
         self.out: list[str] = [""] * len(tokens)
 
@@ -106,7 +109,7 @@ class _Walk:
         marked, lead = bool(self.trail(i)), self.lead(i + 1)
         return Context(
             before, nxt.lower(), nxt, marked, prev_raw=prev_raw, after_next=after, next_lead=lead,
-            digits_named=i == self.digits_at,
+            digits_named=i == self.digits_at, topic=self.topic,
         )  # fmt: skip
 
     def core(self, i: int) -> str:
@@ -135,9 +138,10 @@ class _Walk:
                 self.out[i] = self.single(i)
                 taken = 1
             i += taken
-        for k in range(1, len(self.out) - 1):  # "ending in 0392 and 5518": the second said as the first
+        for k in range(1, len(self.out) - 1):  # "ending in 0392 and 5518", "zip codes 80202 through 80239":
+            # the second said as the first
             left, right = self.core(k - 1), self.core(k + 1)
-            paired_ids = self.cores[k].lower() in ("and", "or", "&") and len(left) == len(right) >= 3
+            paired_ids = self.cores[k].lower() in _ID_JOINS and len(left) == len(right) >= 3
             if paired_ids and left.isdigit() and right.isdigit() and self.out[k - 1] == self.w.digits(left):
                 self.out[k + 1] = self.w.digits(right) if k + 1 not in self.fixed else self.out[k + 1]
         for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
@@ -158,6 +162,8 @@ class _Walk:
             return self.raw[i]
         if not spoken:
             return ""
+        if trail[:2] in (".,", ".;") and spoken[-1:].isalpha():
+            trail = trail[1:]  # "Carillon Pt., Kirkland": an abbreviation's period before a comma
         if "--" in trail:
             trail = re.sub("-{2,}", "—", trail)  # the model pauses at a dash, and says nothing for "--"
         if core[:1].isdigit() and lead in ("'", "’"):

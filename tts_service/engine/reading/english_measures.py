@@ -171,6 +171,9 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
     closed = closed or walk.core(i + 1) == "mo."  # "6 mo.": months, the abbreviation's own period
     inches = nxt == "in" and walk.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
     inches = inches or (nxt == "in" and walk.last(i + 1) and walk.trail(i + 1)[:1] == ".")  # "is 165 in."
+    dot = walk.trail(i + 1)
+    marked = dot in (".,", ".;") or (dot == "." and walk.core(i + 2)[:1].islower())
+    inches = inches or (nxt == "in" and marked)  # "6 in. off", "5 in., or more": the period says inches
     if risky and ((nxt in ("in", "x") and not inches) or (plural and not closed)) and not after_feet:
         return 0  # "a 2 L bottle": a unit before its noun, though "L" alone could be a letter
     clock = sentence.military_time(core, walk.ctx(i).prev(), nxt, w)

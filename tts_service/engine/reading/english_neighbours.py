@@ -46,6 +46,19 @@ _CURRENCY_SIGNS = ("$", "€", "£", "¥")
 _DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
 #: what a karat count is before ("a 14K gold band")
 _KARAT_NEXT = frozenset(["gold", "white", "yellow", "rose", "solid", "plated"])
+#: words of a sentence about gems, where a whole number's "ct" is carats ("a 2 ct diamond")
+_GEMS = frozenset(
+    ["diamond", "diamonds", "stone", "stones", "ring", "rings", "gem", "gems", "sapphire", "ruby", "emerald",
+     "earrings", "solitaire", "pendant", "band", "gold", "jewelry", "studs"]
+)  # fmt: skip
+#: words of a sentence about wiring, where "20A" is amps
+_ELECTRIC = frozenset(
+    ["breaker", "breakers", "circuit", "circuits", "outlet", "outlets", "gfci", "fuse", "panel", "electrical",
+     "electrician", "wiring", "wire", "receptacle", "charger", "volt", "volts", "amp", "amps", "service",
+     "subpanel"]
+)  # fmt: skip
+#: units that are squared or cubed ("per sq. ft.")
+_SQUARED = frozenset(["ft", "m", "yd", "in", "mi", "km", "cm"])
 #: what follows a count of times that says how often ("1x per week": once per week)
 _HOW_OFTEN = frozenset(
     ["per", "a", "an", "each", "every", "daily", "weekly", "monthly", "yearly", "annually"]
@@ -81,13 +94,23 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return "circa"  # "furniture from c. 1700"
     if core == "sq." and ctx.next_word in ("footage", "feet", "foot", "meters", "miles"):
         return "square"  # "depending on sq. footage"
-    per = ctx.prev() == "per" or (ctx.prev() == "linear" and ctx.prev(2) == "per")  # "per linear ft."
+    if core in ("sq.", "sq", "cu.", "cu") and ctx.prev() == "per" and ctx.next_word.rstrip(".") in _SQUARED:
+        return "square" if core.startswith("sq") else "cubic"  # "$0.35 per sq. ft."
+    squared = ctx.prev() in ("linear", "sq.", "sq", "square", "cu.", "cu", "cubic")
+    per = ctx.prev() == "per" or (squared and ctx.prev(2) == "per")  # "per linear ft.", "per sq. ft."
     if per and core not in ("in", "x", "a", "A", "I") and (unit := unit_words(core.rstrip("."), False)):
         return unit  # "14.2¢ per kWh", "$3 per lb"
     if core in COMPASS and (WIND_WORDS.intersection(ctx.before[-3:]) or ctx.next_word in WIND_WORDS):
         return COMPASS[core]  # "SW winds", "winds NW 15 kts", "faces SSW"
     if (month := _short_month(core, ctx)) is not None:
         return month
+    if (weight := _carats(core, ctx)) is not None:
+        return weight
+    if re.match(r"^#[A-Z]{1,5}$", core) and re.match(r"^\d{3,}$", ctx.next_raw):
+        return "number " + w.letters(core[1:])  # "license #TECL 31877": a number's letters, no tag
+    part = re.match(r"^(mid|early|late)-([A-Z][a-z]{2,3}\.?)$", core)
+    if part and (number := td.month_number(part.group(2))):
+        return f"{part.group(1)} {MONTH_NAMES[number - 1]}"  # "mid-Oct"
     return None
 
 
@@ -106,9 +129,30 @@ def _short_month(core: str, ctx: Context) -> str | None:
     return None
 
 
+def _carats(core: str, ctx: Context) -> str | None:
+    """A gem's weight: "0.75 ct" carat, "1.2 ctw" carats total weight, "2 ct. tw"; a whole number
+    "ct" is a count ("a 100 ct bottle") unless the sentence is about gems."""
+    bare = core.rstrip(".").lower()
+    if bare in ("tw", "t.w") and ctx.prev() in ("ct", "ct.", "carat", "carats"):
+        return "total weight"  # "2 ct. tw"
+    number = ctx.prev_raw
+    if bare not in ("ct", "ctw", "cttw", "tcw", "ct.tw") or not re.match(r"^\d*\.?\d+$|^\d+/\d+$", number):
+        return None
+    whole = re.match(r"^\d+$", number) is not None
+    if bare == "ct" and whole and not _GEMS.intersection(ctx.topic):
+        return "count"  # "a 100 ct bottle"
+    noun_next = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
+    noun_next = noun_next and ctx.next_word not in ("total", "tw")
+    carats = "carat" if number in ("1", "1.0") or noun_next else "carats"
+    return carats + (" total weight" if bare != "ct" else "")
+
+
 def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The words of a token whose shape names what it is (see the module)."""
-    if (m := re.match(r"^(\d{1,2})[Kk]$", core)) and ctx.next_word in _KARAT_NEXT:
+    plural = len(ctx.next_word) > 3 and ctx.next_word.endswith("s") and not ctx.next_word.endswith("ss")
+    counted = plural or unit_words(ctx.next_word, True) is not None  # "10K miles", "25K points"
+    gold = "gold" in ctx.topic and core[:-1] in ("10", "14", "18", "22", "24") and not counted  # "for 14K"
+    if (m := re.match(r"^(\d{1,2})[Kk]$", core)) and (ctx.next_word in _KARAT_NEXT or gold):
         return w.cardinal(int(m.group(1))) + " karat"  # "a 14K gold band"
     if (m := re.match(r"^(\d)(?:BR|br|bd|bdrm)$", core)) is not None:  # "a 2BR apartment"
         adjective = roles.noun_after_mark(ctx.next_raw) and not ctx.punctuated
@@ -118,6 +162,12 @@ def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := re.match(r"^(\d{1,2})x$", core)) is not None and not ctx.prev()[:1].isdigit():  # "1x per week"
         often = ctx.next_word in _HOW_OFTEN and m.group(1) in ("1", "2")  # once a day, twice a week
         return ("once" if m.group(1) == "1" else "twice") if often else f"{w.cardinal(int(m.group(1)))} times"
+    if (m := re.match(r"^(\d{1,3})(XL|XXL|XXXL)$", core)) is not None:  # "the HP 67XL": a size's letters
+        return f"{roles.paired(m.group(1), w)} {w.letters(m.group(2))}"  # ("950XL": nine fifty)
+    wired = _ELECTRIC.intersection(ctx.topic) or ctx.next_word in _ELECTRIC
+    if (m := re.match(r"^(\d{1,3})A$", core)) and wired:  # "a 20A GFCI outlet", "draws 30A"
+        noun_next = (roles.noun_after_mark(ctx.next_raw) or ctx.next_raw[:1].isupper()) and not ctx.punctuated
+        return w.cardinal(int(m.group(1))) + (" amp" if noun_next or m.group(1) == "1" else " amps")
     if (m := re.match(r"^R-(\d{1,2})$", core)) is not None:  # "R-49": an insulation's R-value
         return "R " + w.cardinal(int(m.group(1)))
     if (m := re.match(r"^([A-Z]{2,5})-(II|III|IV|VI|VII|VIII|IX)$", core)) is not None:

@@ -174,7 +174,7 @@ def _rooms_said(beds: str, baths: str, w: NumberWords, before_noun: bool) -> str
 
 def per_area(walk: Walk, i: int) -> int:
     """ "$9/sq ft", "$48/cu yd": an amount per a square or cubic unit written apart."""
-    m = re.match(r"^(.+)/(sq|cu)$", walk.core(i))
+    m = re.match(r"^(.+)/(sq|cu)\.?$", walk.core(i))  # "$1.25/sq. ft."
     unit = unit_words(walk.core(i + 1).rstrip("."), False) if m and not walk.trail(i) else None
     said = read_money(m.group(1), walk.w) if m else None
     if m is None or unit is None or said is None:
@@ -191,6 +191,10 @@ def short_ampm_pair(walk: Walk, i: int) -> int:
     return walk.set(i, sides[0], walk.core(i + 1) if walk.core(i + 1).isalpha() else "to", sides[1])
 
 
+#: roads named by a number ("6710 Hwy. 55", "450 Route 9", "12 County Road 7")
+_NUMBERED_ROADS = frozenset(["Hwy", "Highway", "Route", "Rte", "Rt", "County", "State", "Interstate", "FM"])
+
+
 def house_number(walk: Walk, i: int) -> int:
     """ "123 Main St", "742 Evergreen Terrace", "1412 Broadway": a house number in pairs."""
     core = walk.core(i)
@@ -199,6 +203,9 @@ def house_number(walk: Walk, i: int) -> int:
     directed = walk.core(i + 1).rstrip(".") in ("N", "S", "E", "W", "NE", "NW", "SE", "SW")
     if walk.core(i + 1 + directed) == "Broadway":  # the street with no street word ("1420 N. Broadway")
         return walk.set(i, paired(core, walk.w))
+    road = walk.core(i + 1 + directed).rstrip(".")
+    if road in _NUMBERED_ROADS and walk.core(i + 2 + directed).isdigit() and len(core) >= 3:
+        return walk.set(i, paired(core, walk.w))  # "6710 Hwy. 55", "1200 Route 9": on a numbered road
     for k in range(i + 2, i + 5):  # past the last token, core is empty
         bare = walk.core(k).rstrip(".")
         bare = bare.title() if bare in ("st", "ave", "rd", "blvd", "ln", "dr") else bare  # "Oak st"

@@ -79,5 +79,5 @@ _DOTTED = frozenset([
     "n.", "s.", "e.", "w.",  # "500 N. Michigan Ave.": a direction's period is no sentence end
     "oz.", "lb.", "lbs.", "tsp.", "tbsp.", "gal.", "qt.", "ref.", "sec.", "avg.",  # "the 12 oz. bag"
     "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c.", "rm.",
-    "bldg.",
+    "bldg.", "cu.", "yd.", "hwy.", "pkwy.", "pl.", "cir.", "ter.", "trl.", "plz.", "expy.", "fwy.",
 ])  # fmt: skip

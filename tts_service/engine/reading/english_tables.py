@@ -120,7 +120,7 @@ STREET_WORDS: dict[str, str] = {
     "Ln": "Lane", "Ct": "Court", "Pl": "Place", "Pkwy": "Parkway", "Hwy": "Highway", "Sq": "Square",
     "Ter": "Terrace", "Cir": "Circle", "Trl": "Trail", "Expy": "Expressway", "Fwy": "Freeway",
     "Apt": "Apartment", "Ste": "Suite", "Bldg": "Building", "Fl": "Floor",
-    "Plz": "Plaza", "Rm": "Room", "Unit": "Unit",
+    "Plz": "Plaza", "Rm": "Room", "Unit": "Unit", "Pt": "Point",
     "N": "North", "S": "South", "E": "East", "W": "West", "NE": "Northeast", "NW": "Northwest",
     "SE": "Southeast", "SW": "Southwest",
 }  # fmt: skip
@@ -271,6 +271,19 @@ DIGIT_CONTEXT = frozenset(
         "routing",
         "cvv",
         "cvc",
+        # the codes of forms, drugs and businesses ("CPT 99213", "EIN 41-1234567", "SKU 448210")
+        "cpt",
+        "ein",
+        "npi",
+        "sku",
+        "upc",
+        "ndc",
+        "rma",
+        "mrn",
+        "tin",
+        "hcpcs",
+        "permit",
+        "license",
     ]
 )
 CODE_CONTEXT = frozenset(

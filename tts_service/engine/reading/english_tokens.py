@@ -110,6 +110,7 @@ class Context:
     after_next: str = ""  # the word after the next one, as written
     next_lead: str = ""  # punctuation before the next word ("(PDF)")
     digits_named: bool = False  # the unit named this number's digits before it ("the last four ... are 6032")
+    topic: frozenset[str] = frozenset()  # every word of the unit, lower case ("gold" makes "14K" karats)
 
     def prev(self, k: int = 1) -> str:
         return self.before[-k] if len(self.before) >= k else ""
