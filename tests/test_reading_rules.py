@@ -641,6 +641,26 @@ VOICE_BOT = [
     ("Pavers run $6.75/sq. ft., and gravel $38 per cu. yd. or $4 per sq. ft.",
      "Pavers run six dollars and seventy-five cents per square foot, and gravel thirty-eight dollars per "
      "cubic yard or four dollars per square foot."),
+    # fractions with units and marks, written with a slash or a fraction sign
+    ("Cut it at 1/4-inch, with a 1/8-inch gap and 1/2-price trim.",
+     "Cut it at one quarter inch, with an eighth inch gap and half price trim."),
+    ("We charge $1.10 per 1/10 mile, rated 9/10 by riders.",
+     "We charge one dollar and ten cents per one tenth mile, rated nine out of ten by riders."),
+    ('Hem it 2¼", a ¾" board, 30 ½" x 41 ⅛" overall, and trim ¾" off.',
+     "Hem it two and a quarter inches, a three quarter inch board, thirty and a half inches by forty-one and "
+     "an eighth inches overall, and trim three quarters of an inch off."),
+    ("Stir in 1 ½ cups.", "Stir in one and a half cups."),
+    ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
+     "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
+    # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun
+    ("Dial ext. 300 or ext. 1500, not ext. 318.",
+     "Dial extension three hundred or extension fifteen hundred, not extension three one eight."),
+    ("Wear it 8 hrs./day.", "Wear it eight hours per day."),
+    ("The state minimum is 30/60/25 liability coverage.",
+     "The state minimum is thirty, sixty, twenty-five liability coverage."),
+    ("We load $20 or $50 bills and sell them in $10, $25 and $40 denominations.",
+     "We load twenty dollar or fifty dollar bills and sell them in ten dollar, twenty-five dollar and forty "
+     "dollar denominations."),
 ]  # fmt: skip
 
 

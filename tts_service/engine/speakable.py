@@ -41,8 +41,9 @@ from tts_service.engine.textclean import clean_for_speech, has_speakable
 log = logging.getLogger("warmline.engine")
 
 _FENCES = ("```", "~~~")
-#: how many of an earlier unit's last words the next unit of its sentence is read after
-_BEFORE_WORDS = 3
+#: how many of the sentence's earlier words the next unit is read after: the last three are its
+#: first token's neighbours ("Friday, | 7/10"), the rest say what the sentence is about ("gold ... | 14K")
+_BEFORE_WORDS = 12
 #: what a unit is read as when the reader fails on it: a language with no reader (as written)
 _AS_WRITTEN = "und"
 #: a quote left open never reaches past these (an LLM that forgets to close one)
@@ -61,7 +62,7 @@ class SpeakableStage:
         self._lexicon = lexicon or Lexicon()
         self._in_code_block = False
         self._quote_open = False  # a double quote opened in an earlier unit of this sentence
-        self._before: tuple[str, ...] = ()  # the last words of the earlier unit of this sentence
+        self._before: tuple[str, ...] = ()  # the last words of the earlier units of this sentence
 
     def set_reading(self, *, language: str, lexicon: Lexicon) -> None:
         """Read the next units in ``language`` with ``lexicon`` (between turns)."""
@@ -101,7 +102,8 @@ class SpeakableStage:
                     spoken, _AS_WRITTEN, lexicon=self._lexicon, tagged=tagged, phonemes_ok=self._phonemes_ok
                 )
             self._quote_open = reading.quote_open and unit.boundary not in _SENTENCE_ENDS
-            self._before = () if unit.boundary in _SENTENCE_ENDS else tuple(spoken.split()[-_BEFORE_WORDS:])
+            ended = unit.boundary in _SENTENCE_ENDS
+            self._before = () if ended else (*self._before, *spoken.split())[-_BEFORE_WORDS:]
             if not reading.text:
                 continue
             text, counts = _cut_long_words(reading)

@@ -76,6 +76,8 @@ _BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "bef
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
+#: the first spoken word of a number that takes "an" ("an eight-hour shift", "an 11am call", "an F")
+_VOWEL_SOUND = re.compile(r"^(?:eight|eleven|eighteen|[AEFHILMNORSX]\.?$)")
 #: words between two identifiers of one kind
 _ID_JOINS = frozenset(["and", "or", "&", "to", "through", "thru"])
 #: lower-case words that end a range after a dash ("9am—noon", "jan—mar")
@@ -144,6 +146,15 @@ class _Walk:
             paired_ids = self.cores[k].lower() in _ID_JOINS and len(left) == len(right) >= 3
             if paired_ids and left.isdigit() and right.isdigit() and self.out[k - 1] == self.w.digits(left):
                 self.out[k + 1] = self.w.digits(right) if k + 1 not in self.fixed else self.out[k + 1]
+        self._listed_amounts()
+        for k in range(1, len(self.out)):  # "a 8-hour shift", "a $80 fee": an eight, an eighty
+            said = (
+                self.out[k].split(" ", 1)[0]
+                if self.cores[k][:1].isdigit() or self.cores[k][:1] in "$€£"
+                else ""
+            )
+            if self.cores[k - 1] == "a" and k - 1 not in self.fixed and _VOWEL_SOUND.match(said):
+                self.out[k - 1] = "an"  # ("Row A 8": the letter)
         for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
             if said and " to " in said and self.core(k - 1).lower() == "between" and "-" in self.cores[k]:
                 self.out[k] = said.replace(" to ", " and ", 1)
@@ -154,6 +165,22 @@ class _Walk:
                 wrapped[k - 1] = wrapped[k - 1].rstrip(",") + pause
         return wrapped
 
+    def _listed_amounts(self) -> None:
+        """ "in $25, $50, and $100 amounts": amounts listed before the noun they all describe are
+        said as the last one is, singular."""
+        for k in range(len(self.out) - 1, 0, -1):
+            last = self.out[k].rsplit(" ", 1)[-1] if self.cores[k][:1] in "$€£" else ""
+            if last not in ("dollar", "euro", "pound"):
+                continue
+            j = k - 1
+            while j >= 0 and (self.cores[j].lower() in ("and", "or", "&") or self.trail(j) == ","):
+                j -= 1 if self.cores[j].lower() in ("and", "or", "&") else 0
+                listed = self.cores[j][:1] in "$€£" and self.out[j].endswith(" " + last + "s")
+                if j < 0 or not listed or j in self.fixed:
+                    break
+                self.out[j] = self.out[j][:-1]
+                j -= 1
+
     def _wrap(self, i: int, spoken: str | None) -> str:
         lead, core, trail = self.parts[i]
         if _SPEAKER_TAG.match(self.raw[i]):
@@ -162,7 +189,7 @@ class _Walk:
             return self.raw[i]
         if not spoken:
             return ""
-        if trail[:2] in (".,", ".;") and spoken[-1:].isalpha():
+        if trail[:2] in (".,", ".;") and spoken[-1:].isalpha() and spoken != core:
             trail = trail[1:]  # "Carillon Pt., Kirkland": an abbreviation's period before a comma
         if "--" in trail:
             trail = re.sub("-{2,}", "—", trail)  # the model pauses at a dash, and says nothing for "--"

@@ -94,7 +94,7 @@ _MONEY_MODIFIERS = frozenset(["late", "initial", "one-time", "annual", "addition
 #: what a price names when it comes right before, article or not ("eCheck ($0.95 fee)", "in $5 increments")
 _PRICED_NOUNS = frozenset(["fee", "fees", "charge", "deposit", "credit", "discount", "bonus", "voucher",
                            "surcharge", "copay", "deductible", "increments", "minimum", "rebate",
-                           "coupon"])  # fmt: skip
+                           "coupon", "amounts", "bills", "denominations", "tip", "tips"])  # fmt: skip
 _CURRENCY_ONE = {"dollars": "dollar", "euros": "euro", "pounds": "pound", "rupees": "rupee", "cents": "cent"}
 _ROAD = re.compile(r"^(?:I|US|SR|CA|TX|NY|Hwy|Route|Rte)-?\d{1,3}$")
 _DIRECTIONS = {"N": "North", "S": "South", "E": "East", "W": "West", "NB": "northbound", "SB": "southbound",

@@ -57,6 +57,8 @@ _ELECTRIC = frozenset(
      "electrician", "wiring", "wire", "receptacle", "charger", "volt", "volts", "amp", "amps", "service",
      "subpanel"]
 )  # fmt: skip
+#: words of a sentence about insurance, where "100/300/100" are a policy's limits
+_COVERAGE = frozenset(["limits", "limit", "liability", "coverage", "policy", "insurance", "bodily", "covers"])
 #: units that are squared or cubed ("per sq. ft.")
 _SQUARED = frozenset(["ft", "m", "yd", "in", "mi", "km", "cm"])
 #: what follows a count of times that says how often ("1x per week": once per week)
@@ -82,6 +84,8 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return SIDE_WORDS[core]
     if core == "x" and ctx.prev_raw in SIDE_WORDS and _MARKED.match(ctx.next_raw):
         return "by"
+    if core in ("x", "X", "×") and ctx.prev_raw[-1:] in ('"', "″", "'", "′") and ctx.next_raw[:1].isdigit():
+        return "by"  # '35 ½" x 59 ¾"': a measure by a measure
     if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
         return "channel" if _CHANNELS.intersection(ctx.before[-3:]) else "chapter"
     if core == "pp" and ctx.prev_raw[:1] in _CURRENCY_SIGNS:
@@ -162,6 +166,9 @@ def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := re.match(r"^(\d{1,2})x$", core)) is not None and not ctx.prev()[:1].isdigit():  # "1x per week"
         often = ctx.next_word in _HOW_OFTEN and m.group(1) in ("1", "2")  # once a day, twice a week
         return ("once" if m.group(1) == "1" else "twice") if often else f"{w.cardinal(int(m.group(1)))} times"
+    limits = re.match(r"^(\d{2,3})/(\d{2,3})/(\d{2,3})$", core)
+    if limits and _COVERAGE.intersection(ctx.topic) and all(int(n) % 5 == 0 for n in limits.groups()):
+        return ", ".join(w.cardinal(int(n)) for n in limits.groups())  # "100/300/100" liability limits
     if (m := re.match(r"^(\d{1,3})(XL|XXL|XXXL)$", core)) is not None:  # "the HP 67XL": a size's letters
         return f"{roles.paired(m.group(1), w)} {w.letters(m.group(2))}"  # ("950XL": nine fifty)
     wired = _ELECTRIC.intersection(ctx.topic) or ctx.next_word in _ELECTRIC

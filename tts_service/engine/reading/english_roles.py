@@ -28,6 +28,7 @@ __all__ = [
     "ratio",
     "reference",
     "side",
+    "vulgar_part",
     "with_symbols",
 ]
 
@@ -320,16 +321,34 @@ def amount(core: str, w: NumberWords) -> tuple[str, bool] | None:
 
 
 def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
-    """ "1", "1/2" -> "one and a half"; "2", "3/4" -> "two and three quarters"."""
+    """ "1", "1/2" -> "one and a half"; "2", "3/4" or "¾" -> "two and three quarters"."""
     m = _MIXED.match(fraction)
-    if m is None or not whole.isdigit() or whole[0] == "0" or len(whole) > 9:
+    if (m is None and fraction not in _VULGAR) or not whole.isdigit() or whole[0] == "0" or len(whole) > 9:
         return None
-    a, b = int(m.group("a")), int(m.group("b"))
+    a, b = (int(m.group("a")), int(m.group("b"))) if m else _VULGAR[fraction]
     if a == b:
         return None  # "3 5/2" is "three and five halves"; "2 2/2" is no number anyone writes
     one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
     part = ("an " if one[0] in "aeio" else "a ") + one if a == 1 else w.cardinal(a) + " " + many
     return f"{w.cardinal(int(whole))} and {part}"
+
+
+def vulgar_part(core: str, adjective: bool, w: NumberWords) -> str | None:
+    """A fraction sign with an inch or foot mark: '1½"' -> "one and a half inches", '¾"' ->
+    "three quarters of an inch" (``adjective``, before its noun: "three quarter inch")."""
+    mark = _MARKS.get(core[-1:], "")
+    m = _AMOUNT.match(core[:-1]) if mark else None
+    if m is None or not m.group("v"):
+        return None
+    a, b = _VULGAR[m.group("v")]
+    if m.group("whole"):
+        return f"{mixed_fraction(m.group('whole'), m.group('v'), w)} {mark}"  # '1½"': one and a half inches
+    one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
+    single = {"feet": "foot", "inches": "inch"}[mark]
+    if adjective:  # 'a ½" gap', '¾" plywood': a half inch gap, three quarter inch plywood
+        return (one if a == 1 else f"{w.cardinal(a)} {one}") + " " + single
+    return ("half" if b == 2 else ("an " if one[0] in "aeio" else "a ") + one if a == 1 else
+            f"{w.cardinal(a)} {many} of") + (" an " if single == "inch" else " a ") + single  # fmt: skip
 
 
 _PER = re.compile(r"^(?P<head>[^/\s]*\d[^/\s]*)/(?P<unit>[A-Za-z]+)\.?$")

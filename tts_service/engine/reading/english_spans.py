@@ -106,12 +106,13 @@ def mixed(walk: Walk, i: int) -> int:
         return 0
     fraction = walk.core(i + 1)
     percent = fraction.endswith("%")  # "33 1/3%": thirty-three and a third percent
-    said = mixed_fraction(walk.core(i), fraction.rstrip("%"), walk.w)
+    mark = {'"': "inches", "″": "inches", "'": "feet", "′": "feet"}.get(fraction[-1:], "")  # '35 ½"'
+    said = mixed_fraction(walk.core(i), fraction[:-1] if mark or percent else fraction, walk.w)
     if said is None:
         return 0
     whole, _, part = said.partition(" and ")
-    if percent:
-        return walk.set(i, whole, f"and {part} percent")
+    if percent or mark:
+        return walk.set(i, whole, f"and {part} {mark or 'percent'}")
     unit = None if walk.trail(i + 1) else _unit_after(walk, i + 2, walk.core(i - 1).lower())
     return walk.set(i, whole, "and " + part, *([unit] if unit else []))
 

@@ -42,7 +42,7 @@ from tts_service.engine.reading.english_tables import (
     TITLES,
     YEAR_CONTEXT,
 )  # fmt: skip
-from tts_service.engine.reading.english_units import PER_WORDS, unit_words
+from tts_service.engine.reading.english_units import PER_WORDS, UNIT_NAMES, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
@@ -181,6 +181,8 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return w.digits(plain)  # "the last four digits on file are 6032"
         if len(plain) >= 5 and _LICENSED.intersection(b.rstrip(".") for b in ctx.before[-3:]):
             return w.digits(plain)  # "license ROC 318264": a license's number, digit by digit
+        if ctx.prev() in ("ext", "ext.", "extension", "x") and re.match(r"^[1-9]\d?00$", plain):
+            return roles.paired(plain, w) if len(plain) == 4 else w.cardinal(int(plain))  # "ext. 400"
         if ctx.prev() == "port" and len(plain) >= 3:
             return w.digits(plain)  # "port 443": a network port, digit by digit
         if (ctx.prev() in DIGIT_CONTEXT and (len(plain) >= 3 or plain[0] == "0")) or (
@@ -245,13 +247,13 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
         or ctx.prev() in ("on", "due", "until")
         or m.group("b")[0] == "0"
     )
-    dated = dated or (
-        bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and unit_words(ctx.next_raw, False) is None
-    )
+    unit_next = unit_words(ctx.next_raw, False) is not None or ctx.next_word in UNIT_NAMES  # "per 1/5 mile"
+    dated = dated or (bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and not unit_next)
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
     rated = ctx.prev() in ("rated", "rating", "scored", "score", "rate")
-    if "." in a or (b in (5, 10, 100) and not m.group("th")) or rated:  # "4/5th" is four fifths
+    scored = b in (5, 10, 100) and not m.group("th") and not unit_next
+    if "." in a or scored or rated:  # "4/5th" is four fifths
         return f"{w.number(a)} out of {w.cardinal(b)}"
     n = int(a)
     if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
@@ -268,7 +270,7 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
         if n == 1 and ctx.prev() in ("a", "an", "the") and b in _DENOMS:
             return name  # "a 1/2 sheet pizza": a half sheet; "the 1/2 gallon": the half gallon
         return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
-    measured = ctx.prev() in ("a", "an") or unit_words(ctx.next_raw, False) is not None  # "a 5/16 wrench"
+    measured = ctx.prev() in ("a", "an") or unit_next  # "a 5/16 wrench", "3/2 cups"
     if 1 <= n <= 12 and 1 <= b <= 31 and not measured:  # "3/2 cups" is no March 2nd
         return td.month_day(n, b, w)
     if n < b and b > 16 and b not in (32, 64):  # "720/850": a score, not seven hundred twenty 850ths
@@ -359,6 +361,9 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
+    adjective = not ctx.punctuated and roles.noun_after_mark(ctx.next_raw) and ctx.next_word != "of"
+    if core[-1:] in "\"″'′" and (part := roles.vulgar_part(core, adjective, w)) is not None:
+        return part  # '1½"', 'a ¾" gap'
     if core[:1] in _VULGAR_PARTS and (part := roles.joined(core, w, _joined_head)) is not None:
         return part  # "½-price"
     if not any(c.isdigit() for c in core):
@@ -614,6 +619,11 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         if "." in num and unit.isalpha() and unit.isupper() and len(unit) <= 4:
             return w.number(num) + " " + w.letters(unit)  # "99.9FM"
     if (said := roles.joined(core, w, _joined_head)) is not None:
+        lone = core[:2] == "1/" and core[:4] != "1/2-" and ctx.prev() not in ("a", "an", "the")
+        if lone and _COMMON_FRACTION.match(core.split("-")[0]):
+            said = (
+                "one " + said
+            )  # "at 1/8-inch": one eighth inch ("a 1/4-inch key": a quarter; "1/2-price": half)
         return said
     if (said := roles.place_code(core, ctx.before[-3:], w)) is not None:
         return said

@@ -11,7 +11,7 @@ import re
 
 from tts_service.engine.reading.english_tables import UNITS
 
-__all__ = ["PER_WORDS", "unit_words"]
+__all__ = ["PER_WORDS", "UNIT_NAMES", "unit_words"]
 
 #: units of health and fitness answers ("72 bpm", "110 mg/dL", "5 mcg"), apart from the table at its size cap
 _MORE = {
@@ -29,6 +29,11 @@ _MORE = {
     "pcs": ("piece", "pieces"), "kgal": ("thousand gallons", "thousand gallons"), "Ω": ("ohm", "ohms"),
     "kΩ": ("kilohm", "kilohms"), "MΩ": ("megohm", "megohms"),
 }  # fmt: skip
+#: the units' names as said, one and many ("mile", "miles"): a unit written out; and the kitchen's
+UNIT_NAMES = frozenset(
+    [name for forms in (*UNITS.values(), *_MORE.values()) for name in forms if " " not in name]
+    + ["cup", "cups", "stick", "sticks", "slice", "slices", "scoop", "scoops", "dose", "doses"]
+)
 _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit.lower() not in UNITS}
 #: the word after "per" that is not a unit ("$15/night", "3 oz/day")
 PER_WORDS = {
@@ -74,6 +79,7 @@ def unit_words(unit: str, plural: bool) -> str | None:
     """The spoken unit, plural or not; None when ``unit`` is no unit."""
     if "/" in unit and unit not in UNITS:
         top, _, bottom = unit.partition("/")
+        top = top.removesuffix(".")  # "4 hrs./night"
         upper, lower = _forms(top), _forms(bottom) or PER_WORDS.get(bottom.lower()) or _squared(bottom)
         if upper is None or lower is None:
             return None
