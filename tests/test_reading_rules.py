@@ -141,7 +141,7 @@ TIMES = [
     ("1:59 p.m.est", "one fifty-nine PM EST"),
     ("1:59 p.m. e.s.t", "one fifty-nine PM EST"),
     ("3pm EST", "three PM EST"),
-    ("At 7 p.m. ET", "At seven PM E T"),
+    ("At 7 p.m. ET", "At seven PM Eastern Time"),
     ("14:10:30", "fourteen hours ten minutes and thirty seconds"),
     ("Visit at 10.30am.", "Visit at ten thirty AM."),
     ("FY24 Q3 and FY2024", "F Y twenty-four Q three and F Y twenty twenty-four"),
@@ -650,6 +650,24 @@ VOICE_BOT = [
      "Hem it two and a quarter inches, a three quarter inch board, thirty and a half inches by forty-one and "
      "an eighth inches overall, and trim three quarters of an inch off."),
     ("Stir in 1 ½ cups.", "Stir in one and a half cups."),
+    # a season-less zone by name, days listed after a date, a split of a hundred, sided and counted forms
+    ("Lines open 8 AM–6 PM CT, or 9 PM PT.",
+     "Lines open eight AM to six PM Central Time, or nine PM Pacific Time."),
+    ("Closed on Nov. 26, 27 and Dec. 25.",
+     "Closed on November twenty-sixth, twenty-seventh and December twenty-fifth."),
+    ("Open Feb 3, 10, 17 & 24 at noon.",
+     "Open February third, tenth, seventeenth and twenty-fourth at noon."),
+    ("On May 2, 14 kids signed up.", "On May second, fourteen kids signed up."),
+    ("After the 90/10 plan pays, and a 60/40 split.",
+     "After the ninety ten plan pays, and a sixty forty split."),
+    ('The desk is 48"W x 24"D, on 3/4" MDF; 1/2" thick.',
+     "The desk is forty-eight inches wide by twenty-four inches deep, on three quarter inch M D F; a half "
+     "inch thick."),
+    ("Your Rx# 60218 and PA# 4410 are on file, in C# too.",
+     "Your Rx number six zero two one eight and P A. number forty-four ten are on file, in C sharp too."),
+    ("The 36-ct. box and a 6-pk of rolls.", "The thirty-six count box and a six pack of rolls."),
+    ("A 300 Mbps plan in a 25 mph zone.",
+     "A three hundred megabits per second plan in a twenty-five miles per hour zone."),
     ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
      "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
     # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun

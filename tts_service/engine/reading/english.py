@@ -449,6 +449,7 @@ class _Walk:
             or spans.short_ampm_pair(self, i)
             or self._ampm_range(i)
             or dates.month_day(self, i)
+            or dates.more_days(self, i)
             or dates.day_month(self, i)
             or spans.house_number(self, i)
             or self._spaced_decade(i)

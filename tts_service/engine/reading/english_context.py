@@ -153,7 +153,7 @@ def close_quotes(parts: list[tuple[str, str, str]], open_before: bool = False) -
 
 def estimated(core: str, next_raw: str) -> str | None:
     """ "Est. delivery", "est. 2 hrs": estimated; "Est. 1998" (before a year): established."""
-    if core.lower() != "est.":
+    if core.lower() != "est." or core == "EST.":  # "9 PM EST.": the time zone
         return None
     return "established" if re.match(r"^(?:1[5-9]|20)\d\d$", next_raw) else "estimated"
 

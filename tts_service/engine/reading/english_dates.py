@@ -56,7 +56,42 @@ def month_day(walk: Walk, i: int) -> int:
     year = _year_at(walk, i + 2) if walk.trail(i + 1) in ("", ",") else None
     if year is not None:
         return walk.set(i, name, w.ordinal(day), w.year(year))
-    return walk.set(i, name, w.ordinal(day))
+    return walk.set(i, name, *_more_days(walk, i + 1, day))
+
+
+#: words after the last of several days listed ("Feb 3, 10 & 24 at noon"; not "May 2, 14 kids")
+_AFTER_DAYS = frozenset(
+    ["", "and", "or", "&", "at", "from", "for", "in", "only", "until", "till", "between", "by"]
+)
+
+
+def more_days(walk: Walk, i: int) -> int:
+    """The days listed after a date that an earlier unit read ("on Dec. 24, | 25 and Jan. 1")."""
+    day = _day_of_month(walk.core(i - 1))
+    dated = day is not None and walk.trail(i - 1) == "," and td.month_number(walk.core(i - 2)) is not None
+    if i - 1 not in walk.fixed or day is None or not dated:
+        return 0
+    return walk.set(i, *_more_days(walk, i - 1, day)[1:])
+
+
+def _more_days(walk: Walk, k: int, day: int) -> list[str]:
+    """ "Dec. 24, 25 and 31": the day at ``k`` and the later days of its month listed after it."""
+    said = [walk.w.ordinal(day)]
+    while True:
+        joined = walk.core(k + 1).lower() in ("and", "or", "&") and not walk.trail(k + 1)
+        if walk.trail(k) != "," and not joined:
+            return said
+        at = k + 1 + joined
+        joiners = (
+            ["and" if joined and walk.core(k + 1) == "&" else walk.core(k + 1).lower()] if joined else []
+        )
+        more = _day_of_month(walk.core(at))
+        ends = bool(walk.trail(at)) or walk.core(at + 1).lower() in _AFTER_DAYS
+        ends = ends or td.month_number(walk.core(at + 1)) is not None
+        if more is None or more <= day or not ends:
+            return said
+        said += [*joiners, walk.w.ordinal(more)]
+        k, day = at, more
 
 
 def day_month(walk: Walk, i: int) -> int:

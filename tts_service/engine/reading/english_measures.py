@@ -180,6 +180,9 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
     if clock is not None and nxt in ("hrs", "hours"):
         return walk.set(i, clock, "hours")  # "at 1500 hrs": fifteen hundred hours
     said_unit = unit_words(nxt, plural)
+    rate = unit_words(nxt, True)
+    if rate is not None and " per " in rate and not is_one(core):
+        said_unit = rate  # "a 500 Mbps plan": five hundred megabits per second, before its noun too
     if nxt.rstrip(".") == "pt" and walk.core(i + 2).lower() in (
         "stock",
         "font",

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["by_neighbours", "named_form"]
 
+#: a measure with its side glued on ('36"W', '40"D')
+_SIDED = re.compile(r"^(\d+(?:\.\d+)?)([\"'])([WDHL])$")
 #: a measure written with a foot or inch mark ('112"', "10'")
 _MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
 _CURRENCY_SIGNS = ("$", "€", "£", "¥")
@@ -84,7 +86,12 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return SIDE_WORDS[core]
     if core == "x" and ctx.prev_raw in SIDE_WORDS and _MARKED.match(ctx.next_raw):
         return "by"
-    if core in ("x", "X", "×") and ctx.prev_raw[-1:] in ('"', "″", "'", "′") and ctx.next_raw[:1].isdigit():
+    if (sided := _SIDED.match(core)) is not None:  # '36"W x 40"D': thirty-six inches wide
+        one = sided.group(1) == "1"
+        mark = ("inch" if one else "inches") if sided.group(2) == '"' else ("foot" if one else "feet")
+        return f"{w.number(sided.group(1))} {mark} {SIDE_WORDS[sided.group(3)]}"
+    marked = ctx.prev_raw[-1:] in ('"', "″", "'", "′") or _SIDED.match(ctx.prev_raw) is not None
+    if core in ("x", "X", "×") and marked and ctx.next_raw[:1].isdigit():
         return "by"  # '35 ½" x 59 ¾"': a measure by a measure
     if core == "Ch." and ctx.next_raw[:1].isdigit():  # "VHF Ch. 16": a channel; "Ch. 3" of a book
         return "channel" if _CHANNELS.intersection(ctx.before[-3:]) else "chapter"
@@ -169,6 +176,12 @@ def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
     limits = re.match(r"^(\d{2,3})/(\d{2,3})/(\d{2,3})$", core)
     if limits and _COVERAGE.intersection(ctx.topic) and all(int(n) % 5 == 0 for n in limits.groups()):
         return ", ".join(w.cardinal(int(n)) for n in limits.groups())  # "100/300/100" liability limits
+    if (m := re.match(r"^(\d{1,4})-?(ct|count|pk|pack)\.?$", core)) is not None and not _GEMS.intersection(
+        ctx.topic
+    ):
+        return (
+            f"{w.cardinal(int(m.group(1)))} {'pack' if m.group(2).startswith('p') else 'count'}"  # "48-ct."
+        )
     if (m := re.match(r"^(\d{1,3})(XL|XXL|XXXL)$", core)) is not None:  # "the HP 67XL": a size's letters
         return f"{roles.paired(m.group(1), w)} {w.letters(m.group(2))}"  # ("950XL": nine fifty)
     wired = _ELECTRIC.intersection(ctx.topic) or ctx.next_word in _ELECTRIC

@@ -440,8 +440,8 @@ def with_symbols(core: str, w: NumberWords, word: Callable[[str, NumberWords], s
             out.append(_SYMBOLS[piece])
         elif piece.isalpha():
             out.append(word(piece, w) or piece)
-        elif piece == "#" and core.endswith("#") and core[:-1].isalpha() and len(core) > 3:
-            out.append("number")  # "Order#"
+        elif piece == "#" and core.endswith("#") and core[:-1].isalpha() and len(core) > 2:
+            out.append("number")  # "Order#", "Rx#" (not "C#")
         else:
             out.append(_SYMBOLS[piece])
     return " ".join(out)

@@ -44,6 +44,7 @@ class Walk(Protocol):
     """What a rule needs of the reader's walk over the tokens."""
 
     w: NumberWords
+    fixed: dict[int, str]  # tokens read elsewhere: a lexicon's, a tag's, an earlier unit's (context only)
 
     def core(self, i: int) -> str: ...
 

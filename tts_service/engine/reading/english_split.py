@@ -66,7 +66,7 @@ def _dotted(word: str) -> bool:
 
 #: abbreviations that are also state codes or words in capitals
 _LOWER_ONLY = frozenset(
-    ["op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c."]
+    ["op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c.", "est."]
 )
 
 _DOTTED = frozenset([

@@ -125,6 +125,7 @@ STREET_WORDS: dict[str, str] = {
     "SE": "Southeast", "SW": "Southwest",
 }  # fmt: skip
 ABBREVIATIONS: dict[str, str] = {
+    "C#": "C sharp", "F#": "F sharp",
     "e.g.": "for example", "i.e.": "that is", "etc.": "et cetera", "vs.": "versus", "vs": "versus",
     "approx.": "approximately", "approx": "approximately", "appt.": "appointment", "ext.": "extension",
     "ext": "extension",

@@ -143,6 +143,10 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return roles.paired(plain, w)  # "1099 forms", "Form 1040", "your 1040": ten forty
         if ctx.prev() == "#" and len(plain) <= 4:
             return roles.reference(plain, w)  # "(# 123)" as "#123"
+        if len(ctx.prev_raw) > 2 and ctx.prev_raw[-1] == "#" and ctx.prev_raw[:-1].isalpha():
+            return (
+                w.digits(plain) if len(plain) >= 5 else roles.reference(plain, w)
+            )  # "Rx# 55012", "PA# 4410"
         near = ctx.before[-3:]
         unit = ctx.next_word.rstrip(".")
         measured = unit in ("sq", "cu") or (unit not in RISKY_UNITS and unit_words(unit, True) is not None)
@@ -251,6 +255,9 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     dated = dated or (bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and not unit_next)
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
+    split = a.isdigit() and int(a) + b == 100 and int(a) % 5 == 0 and b % 5 == 0 and int(a) >= 5 <= b
+    if split and not m.group("th") and ctx.next_word not in ("of", "chance"):
+        return f"{w.cardinal(int(a))} {w.cardinal(b)}"  # "the 80/20 coinsurance", "a 70/30 split"
     rated = ctx.prev() in ("rated", "rating", "scored", "score", "rate")
     scored = b in (5, 10, 100) and not m.group("th") and not unit_next
     if "." in a or scored or rated:  # "4/5th" is four fifths
@@ -566,6 +573,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         lone = m.group(1) == "1" and ctx.prev() not in ("a", "an", "the", "one")  # "wider than 1/4\""
         if m.group(1) != "1" and (ctx.next_word == "of" or ctx.punctuated or not ctx.next_word):
             return part + " of an inch"  # "at 3/32\" of tread": three thirty-seconds of an inch
+        if part.endswith("quarters") and not ctx.punctuated and roles.noun_after_mark(ctx.next_raw):
+            part = part[:-1]  # '3/4" plywood': three quarter inch plywood
         return ("a " if lone else "") + part + " inch"  # "3/8\" anchors": three eighths inch anchors
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))

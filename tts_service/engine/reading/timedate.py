@@ -201,13 +201,19 @@ def quarter(core: str, words: NumberWords) -> str | None:
     return f"the {words.ordinal(int(m.group('q')))} {part} of {said}"
 
 
+#: the zones written without their season, said by name ("ET": Eastern Time)
+_GENERIC_ZONES = {"ET": "Eastern Time", "CT": "Central Time", "MT": "Mountain Time", "PT": "Pacific Time"}
+
+
 def zone(core: str) -> str | None:
     """A time zone after a time, in any case and dotted or not ("est", "e.s.t", "PDT") -> "EST",
     written as "PM" is: in capitals, the form a voice reads letter by letter."""
     bare = core.replace(".", "").upper()
     if bare not in _ZONES:
         return None
-    return " ".join(bare) if len(bare) == 2 else bare  # "ET" is no word: "E T"
+    if bare in _GENERIC_ZONES:
+        return _GENERIC_ZONES[bare]  # "9 PM ET": nine PM Eastern Time
+    return " ".join(bare) if len(bare) == 2 else bare
 
 
 def ampm_zone(core: str) -> tuple[str, str] | None:
