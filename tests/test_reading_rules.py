@@ -668,6 +668,19 @@ VOICE_BOT = [
     ("The 36-ct. box and a 6-pk of rolls.", "The thirty-six count box and a six pack of rolls."),
     ("A 300 Mbps plan in a 25 mph zone.",
      "A three hundred megabits per second plan in a twenty-five miles per hour zone."),
+    # a degree after a degree, adjectives between an article and a measure, plural nouns after one
+    ("Seen by Ann Cole, DMD, MD, or ship to Towson, MD, today.",
+     "Seen by Ann Cole, D M D, M D, or ship to Towson, Maryland, today."),
+    ("Fit a new 12V pump and a clean 32 oz. jar.",
+     "Fit a new twelve volt pump and a clean thirty-two ounce jar."),
+    ("We hang 9 ft. doors and sell 5 lb bags; each 2 GB costs more.",
+     "We hang nine foot doors and sell five pound bags; each two gigabytes costs more."),
+    ("Text a reminder 2 hrs before.", "Text a reminder two hours before."),
+    # a sight's score, a train's number, zeros after a point, a fertilizer's nutrients
+    ("After LASIK most see 20/20; Train 1147 leaves at -2.00 degrees.",
+     "After LASIK most see twenty twenty; Train eleven forty-seven leaves at minus two degrees."),
+    ("Spread a 16-4-8 fertilizer before 10-12-26.",
+     "Spread a sixteen four eight fertilizer before October twelfth, twenty twenty-six."),
     ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
      "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
     # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun

@@ -266,7 +266,7 @@ class _Walk:
         state = core.replace(".", "") if re.match(r"^[A-Z]\.[A-Z]\.$", core) else core  # "Albany, N.Y."
         if sentence.is_state(
             state, after_comma=self.trail(i - 1).endswith(","), first=i == 0, ends=ends, zip_next=zip_next,
-            next_lower=self.core(i + 1)[:1].islower(),
+            next_lower=self.core(i + 1)[:1].islower(), prev=self.core(i - 1).rstrip("."),
         ):  # fmt: skip
             return STATES[state] + ("." if state != core and last and not self.trail(i) else "")
         if _PLAIN_INT.match(core) and len(core) == 5 and self.core(i - 1) in STATES:

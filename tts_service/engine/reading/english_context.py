@@ -233,13 +233,27 @@ def title_or_street(bare: str, prev_raw: str, next_raw: str, dotted: bool = Fals
     return None
 
 
+#: degrees and licences written after a name ("Ann Lee, RN, MD")
+_CREDENTIALS = frozenset(
+    ["DDS", "DMD", "DO", "PhD", "RN", "NP", "PA", "PA-C", "DVM", "OD", "JD", "MBA", "CPA", "LCSW", "FACS",
+     "MS", "MSN", "BSN", "LPN", "Esq", "Jr", "Sr", "MD", "DC", "PT", "DPT"]
+)  # fmt: skip
+
+
 def is_state(
-    core: str, *, after_comma: bool, first: bool, ends: bool, zip_next: bool, next_lower: bool = False
+    core: str,
+    *,
+    after_comma: bool,
+    first: bool,
+    ends: bool,
+    zip_next: bool,
+    next_lower: bool = False,
+    prev: str = "",
 ) -> bool:
     """ "Austin, TX 78701", "Galveston, TX, to", "Kansas City, MO." (the unit may start at the code):
     a state code after a place and a comma, before a zip or punctuation; one that is also a word
     only before a zip ("Thanks, OK.")."""
-    if core not in STATES:
+    if core not in STATES or prev in _CREDENTIALS:  # "Dr. Patel, DDS, MD": a degree after a degree
         return False
     if zip_next:
         return after_comma or first

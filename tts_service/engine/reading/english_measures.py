@@ -79,7 +79,7 @@ def range_unit(walk: MeasureWalk, i: int) -> int:
     if m is None or walk.trail(i) or not nxt or (nxt in RISKY_UNITS and not (dotted_month or inches)):
         return 0
     plural = not spans.before_noun(walk, i, walk.core(i - 1).lower())
-    unit = unit_words(nxt, plural)
+    unit = unit_words(nxt, plural or " per " in (unit_words(nxt, True) or ""))  # "10-15 mph winds"
     if unit is None:
         return 0
     return walk.set(i, f"{walk.w.number(m.group(1))} to {walk.w.number(m.group(2))}", unit)

@@ -59,6 +59,10 @@ _ELECTRIC = frozenset(
      "electrician", "wiring", "wire", "receptacle", "charger", "volt", "volts", "amp", "amps", "service",
      "subpanel"]
 )  # fmt: skip
+#: words of a sentence about plant food, where "10-10-10" is its nutrients
+_FEEDS = frozenset(
+    ["fertilizer", "fertilizers", "feed", "npk", "plant", "plants", "lawn", "granular", "nutrients"]
+)  # fmt: skip
 #: words of a sentence about insurance, where "100/300/100" are a policy's limits
 _COVERAGE = frozenset(["limits", "limit", "liability", "coverage", "policy", "insurance", "bodily", "covers"])
 #: units that are squared or cubed ("per sq. ft.")
@@ -173,6 +177,12 @@ def named_form(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := re.match(r"^(\d{1,2})x$", core)) is not None and not ctx.prev()[:1].isdigit():  # "1x per week"
         often = ctx.next_word in _HOW_OFTEN and m.group(1) in ("1", "2")  # once a day, twice a week
         return ("once" if m.group(1) == "1" else "twice") if often else f"{w.cardinal(int(m.group(1)))} times"
+    npk = re.match(r"^(\d{1,2})-(\d{1,2})-(\d{1,2})$", core)
+    fed = ctx.next_word in _FEEDS or (
+        ctx.prev() in ("a", "an", "the", "use") and _FEEDS.intersection(ctx.topic)
+    )
+    if npk and fed:  # "a 10-10-10 fertilizer": ten ten ten, no date
+        return " ".join(w.cardinal(int(n)) for n in npk.groups())
     limits = re.match(r"^(\d{2,3})/(\d{2,3})/(\d{2,3})$", core)
     if limits and _COVERAGE.intersection(ctx.topic) and all(int(n) % 5 == 0 for n in limits.groups()):
         return ", ".join(w.cardinal(int(n)) for n in limits.groups())  # "100/300/100" liability limits

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 
 from tts_service.engine.reading.english_tables import UNITS
-from tts_service.engine.reading.english_units import PER_WORDS, unit_words
+from tts_service.engine.reading.english_units import PER_WORDS, UNIT_NAMES, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
@@ -38,7 +38,7 @@ PAIRED_CONTEXT = frozenset(
      "interstate", "exit", "platform", "terminal", "gate", "seat", "bus", "track", "pier", "dock", "bay",
      "level", "floor", "row", "aisle", "table", "locker", "section", "lot", "channel", "building", "bldg",
      "box", "boeing", "airbus", "cessna", "embraer", "§", "sec", "sec.", "cabin", "stateroom", "berth",
-     "size"]
+     "size", "train", "car", "coach", "carriage", "truck", "van", "store", "booth", "stall"]
 )  # fmt: skip
 #: words after which a letter-and-number code is a secret to spell, not a place to say
 _SECRET_CONTEXT = frozenset(["code", "pin", "password", "passcode", "otp", "serial", "key", "token"])
@@ -181,23 +181,47 @@ def noun_after_mark(noun: str) -> bool:
     return noun_after_measure("a", noun)
 
 
-def noun_after_measure(prev: str, noun: str) -> bool:
-    """ "a 10 GB plan": after an article, the word after a measure is the noun it describes."""
+def noun_after_measure(prev: str, noun: str, prev2: str = "", *, plural_ok: bool = False) -> bool:
+    """ "a 10 GB plan": after an article, the word after a measure is the noun it describes; after an
+    article and an adjective too ("a clean 16 oz. bottle", ``prev2`` the article); with no article
+    a plural noun (``plural_ok``: a measure, not money, whose noun is rarely a verb: "8 ft. ceilings")."""
+    if prev2 in _ARTICLES and prev in _ADJECTIVES:
+        prev = prev2
     noun = noun.removesuffix("'s").removesuffix("’s")  # "the 2.5L engine's belt"
     bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
     named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
     owner = prev.endswith(("'s", "’s")) and len(prev) > 3 and prev.replace("’", "'") not in _IS
     # "John's 5 kg bag"; not "it's", "that's" (is, not a possessive)
-    pieces = noun.lower() in _MEASURED_PIECES
+    plural = len(noun) > 4 and noun.endswith("s") and not noun.endswith(("ss", "us", "is")) and noun.islower()
+    plural = plural_ok and plural and noun not in UNIT_NAMES and noun not in _NO_PIECES
+    pieces = noun.lower() in _MEASURED_PIECES or plural
     done = noun in _COUNTED_PARTICIPLES  # "the 8,000 hrs needed"
     return (
         (prev in _ARTICLES or owner or pieces)
         and bare.isalpha()
         and named
         and noun not in _NOT_NOUNS
+        and noun not in _NO_PIECES  # "each 2 GB costs": a verb
         and not done
     )
 
+
+#: the adjectives between an article and a measure ("a clean 16 oz. bottle", "a new 24V transformer")
+_ADJECTIVES = frozenset(
+    ["new", "old", "clean", "big", "small", "large", "standard", "full", "single", "double", "free", "basic",
+     "special", "typical", "whole", "regular", "empty", "used", "heavy", "light", "short", "long", "quick",
+     "replacement", "dedicated", "separate", "second", "brand-new", "sealed", "reusable", "additional",
+     "optional", "larger", "smaller"]
+)  # fmt: skip
+#: words in s after a measure that are no plural it describes ("5 km years ago", "each 2 GB costs")
+_NO_PIECES = frozenset(
+    ["years", "months", "weeks", "days", "hours", "minutes", "seconds", "times", "others", "various",
+     "always", "perhaps", "sometimes", "afterwards", "besides", "unless", "across", "costs", "takes",
+     "makes", "gets", "comes", "goes", "runs", "includes", "covers", "posts", "needs", "means", "remains",
+     "works", "lasts", "holds", "fits", "weighs", "requires", "pays", "adds", "starts", "ends", "applies",
+     "gives", "keeps", "uses", "saves", "bills", "sells", "ships", "arrives", "leaves", "drops", "rises",
+     "falls", "moves", "equals", "matters", "counts", "reads", "shows", "looks", "sounds", "feels", "seems"]
+)  # fmt: skip
 
 _ODDS_WORDS = frozenset(
     [

@@ -140,7 +140,9 @@ def before_noun(walk: Walk, i: int, prev: str) -> bool:
     noun = walk.core(i + 2)
     if prev == "every":
         return False  # "every 30 min. starting at 5", "every 15 min until 7": how often, never an adjective
-    return not walk.trail(i + 1) and noun_after_measure(prev, noun) and unit_words(noun, False) is None
+    prev2 = walk.core(i - 2).lower()
+    described = noun_after_measure(prev, noun, prev2, plural_ok=True)  # "8 ft. ceilings"
+    return not walk.trail(i + 1) and described and unit_words(noun, False) is None
 
 
 _ROOMS = re.compile(r"^(?P<beds>\d{1,2})?(?:bd|br|bdrm|beds?)/(?P<baths>\d(?:\.5)?)(?P<ba>ba|baths?)?$", re.I)

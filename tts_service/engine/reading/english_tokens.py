@@ -132,7 +132,9 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         and (ctx.next_word in _AVERAGES or ctx.prev() in _AVERAGES)
     ):
         return roles.paired(num[1:], w)  # "a .312 batting average": three twelve
-    if "." in body or num[:1] in "-−":
+    if re.match(r"^\d[\d,]*\.00+$", body) and (ctx is None or ctx.next_word not in ("gpa", "version")):
+        num = num.split(".")[0]  # "-1.00 diopters": minus one (zeros after the point are not said)
+    if "." in num or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
         clock = sentence.military_time(plain, ctx.prev(), ctx.next_word, w) if len(plain) == 4 else None
@@ -578,10 +580,21 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         return ("a " if lone else "") + part + " inch"  # "3/8\" anchors": three eighths inch anchors
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
-    if (m := re.match(r"^20/(\d{2,3})$", core)) and {"vision", "acuity", "eye", "eyes"} & {
-        *ctx.before[-3:],
-        ctx.next_word,
-    }:  # "20/40 vision": twenty forty
+    eyes = {
+        "vision",
+        "acuity",
+        "eye",
+        "eyes",
+        "see",
+        "sees",
+        "seeing",
+        "eyesight",
+        "sight",
+        "lasik",
+        "glasses",
+    }
+    if (m := re.match(r"^20/(\d{2,3})$", core)) and (core == "20/20" or eyes & {*ctx.topic, ctx.next_word}):
+        # "20/40 vision", "see 20/20": twenty forty
         return f"twenty {w.cardinal(int(m.group(1)))}"
     if (m := _FRACTION.match(core)) is not None:
         return _fraction(m, w, ctx)
@@ -608,7 +621,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
         counted = counted and not placed and not ctx.punctuated
         if unit in ("k", "K", "bn", "mn", "tn") or (unit in ("B", "M") and ("." in num or counted)):
             return w.number(num) + " " + SCALES[unit]
-        adjective = not ctx.punctuated and roles.noun_after_measure(ctx.prev(), ctx.next_raw)  # "a 10GB plan"
+        noun_next = roles.noun_after_measure(ctx.prev(), ctx.next_raw, ctx.prev(2), plural_ok=True)
+        adjective = not ctx.punctuated and noun_next  # "a 10GB plan", "24V transformers"
         adjective = adjective or (
             not ctx.punctuated and re.match(r"^[VIH]\d{1,2}$", ctx.next_raw) is not None
         )
