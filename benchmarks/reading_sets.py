@@ -322,7 +322,7 @@ paired | Dial in with access code 553 219. | dial in with access code five five 
 file | I attached invoice_2024.pdf for you. | i attached invoice underscore twenty twenty four dot p d f for you || i attached invoice underscore two zero two four dot pdf for you
 file | Open report-final.docx now. | open report dash final dot docx now
 file | Save it as notes_v2.txt. | save it as notes underscore v two dot txt || save it as notes underscore v two dot t x t
-file | The file is IMG_4521.jpg. | the file is img underscore four five two one dot jpg || the file is i m g underscore four five two one dot jpg || the file is i m g underscore four five two one dot j p g
+file | The file is IMG_4521.jpg. | the file is img underscore four five two one dot jpg || the file is i m g underscore four five two one dot jpg || the file is i m g underscore four five two one dot j p g || the file is i m g underscore four five two one dot jpeg
 file | Send me budget_q3_2025.xlsx please. | send me budget underscore q three underscore twenty twenty five dot x l s x please || send me budget underscore q three underscore two zero two five dot xlsx please
 file | Download setup-1.4.exe today. | download setup dash one point four dot exe today || download setup dash one dot four dot exe today
 unitnoun | You are on a 10 GB plan. | you are on a ten gigabyte plan
@@ -392,7 +392,7 @@ paired | Enter 4471# to join. | enter four four seven one pound to join
 paired | Flight 1234 is boarding. | flight twelve thirty four is boarding
 promo | Use SUMMER2024 for 20% off. | use summer twenty twenty four for twenty percent off
 dimension | A 10' x 12' room. | a ten feet by twelve feet room || a ten foot by twelve foot room
-dimension | Print on 8.5" x 11" paper. | print on eight point five inches by eleven inches paper || print on eight and a half by eleven inch paper
+dimension | Print on 8.5" x 11" paper. | print on eight point five inches by eleven inches paper || print on eight and a half by eleven inch paper || print on eight point five inch by eleven inch paper
 dimension | The deck is 12'x14'. | the deck is twelve feet by fourteen feet
 mixed | Add 1-1/2 cups of milk. | add one and a half cups of milk
 mixed | Add 1½ cups and ¾ tsp salt. | add one and a half cups and three quarters teaspoon salt || add one and a half cups and three quarters of a teaspoon salt
@@ -403,7 +403,7 @@ code | Our 5G plan is fast. | our five g plan is fast
 code | It's a 2-for-1 deal. | it's a two for one deal
 measure | The 2 hrs you spent helped. | the two hours you spent helped
 weekday | Open Sat. 9am to noon. | open saturday nine am to noon
-weekday | Classes run Mon/Wed/Fri. | classes run monday wednesday friday
+weekday | Classes run Mon/Wed/Fri. | classes run monday wednesday friday || classes run monday wednesday and friday
 place | Follow US-101 to SR-91. | follow u s one oh one to s r ninety one
 place | Go to Ste. 450. | go to suite four fifty
 paired | Your room number is 1412. | your room number is fourteen twelve

@@ -183,9 +183,10 @@ def noun_after_mark(noun: str) -> bool:
 
 def noun_after_measure(prev: str, noun: str, prev2: str = "", *, plural_ok: bool = False) -> bool:
     """ "a 10 GB plan": after an article, the word after a measure is the noun it describes; after an
-    article and an adjective too ("a clean 16 oz. bottle", ``prev2`` the article); with no article
+    article and an adjective too ("a clean 16 oz. bottle", "a failing 512GB SSD", ``prev2`` the
+    article); with no article
     a plural noun (``plural_ok``: a measure, not money, whose noun is rarely a verb: "8 ft. ceilings")."""
-    if prev2 in _ARTICLES and prev in _ADJECTIVES:
+    if prev2 in _ARTICLES and (prev in _ADJECTIVES or (prev.endswith("ing") and prev.isalpha())):
         prev = prev2
     noun = noun.removesuffix("'s").removesuffix("’s")  # "the 2.5L engine's belt"
     bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
