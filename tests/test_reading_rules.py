@@ -681,6 +681,13 @@ VOICE_BOT = [
      "After LASIK most see twenty twenty; Train eleven forty-seven leaves at minus two degrees."),
     ("Spread a 16-4-8 fertilizer before 10-12-26.",
      "Spread a sixteen four eight fertilizer before October twelfth, twenty twenty-six."),
+    ("We found a failing 256GB drive and a 529 plan; permits expire 180 days after issue.",
+     "We found a failing two hundred fifty-six gigabyte drive and a five twenty-nine plan; permits expire "
+     "one hundred eighty days after issue."),
+    ("Inseam sizes run 30/31 and 32/33.", "Inseam sizes run thirty thirty-one and thirty-two thirty-three."),
+    ("Plan on 1½–2 hours with a PhD, a .edu address, and lenses from -2.00 to +1.00.",
+     "Plan on one and a half to two hours with a P H D, a dot E D U address, and lenses from minus two to "
+     "plus one."),
     ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
      "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
     # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun

@@ -326,6 +326,7 @@ class _Walk:
     def _rangeable(self, core: str) -> bool:
         return bool(core) and (
             measures.NUMBERISH.match(core) is not None
+            or (core[-1] in "½¼¾⅓⅔⅛⅜⅝⅞" and amount(core, self.w) is not None)  # "2½–3 hours"
             or td.read_time(core, self.w) is not None
             or td.day_name(core) is not None
             or _DECADE.match(core) is not None

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading import web
 from tts_service.engine.reading.english_tables import (
     ACRONYM_WORDS,
     COMPASS,
@@ -29,6 +30,7 @@ from tts_service.engine.reading.english_tables import (
     MONTHS,
     ROMAN_SUFFIX,
     SIDE_WORDS,
+    TLDS,
     WIND_WORDS,
 )
 from tts_service.engine.reading.english_units import unit_words
@@ -121,6 +123,8 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
         return month
     if (weight := _carats(core, ctx)) is not None:
         return weight
+    if core[:1] == "." and core[1:].lower() in TLDS:  # "a .edu address": dot E D U
+        return "dot " + web.read_address(core[1:].lower(), w)
     if re.match(r"^#[A-Z]{1,5}$", core) and re.match(r"^\d{3,}$", ctx.next_raw):
         return "number " + w.letters(core[1:])  # "license #TECL 31877": a number's letters, no tag
     part = re.match(r"^(mid|early|late)-([A-Z][a-z]{2,3}\.?)$", core)

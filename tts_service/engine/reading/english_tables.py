@@ -131,6 +131,7 @@ ABBREVIATIONS: dict[str, str] = {
     "ext": "extension",
     "dept.": "department", "est.": "established", "no.": "number", "No.": "number", "w/": "with",
     "vol.": "volume", "fig.": "figure", "pg.": "page",
+    "PhD": "P H D", "Ph.D.": "P H D",
     "w/o": "without", "min.": "minimum", "max.": "maximum", "a.k.a.": "also known as", "aka": "a k a",
     "and/or": "and or", "24/7": "twenty-four seven", "50/50": "fifty-fifty",
     "24/7/365": "twenty-four seven three sixty-five", "Inc.": "Incorporated",
@@ -283,8 +284,6 @@ DIGIT_CONTEXT = frozenset(
         "mrn",
         "tin",
         "hcpcs",
-        "permit",
-        "license",
     ]
 )
 CODE_CONTEXT = frozenset(

@@ -78,6 +78,14 @@ _SCREEN_BEFORE = frozenset(
     ["supports", "support", "native", "true", "shoots", "records", "streams", "upscales"]
 )
 _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|person)\.?$")
+#: what a number keeps the zeros after its point for ("a 4.00 GPA"); elsewhere "-1.00" is minus one
+_DECIMAL_KEPT = frozenset(["gpa", "version", "release", "rating", "average", "era"])
+#: what a numbered savings plan is called by ("a 529 plan": five twenty-nine)
+_PLAN_WORDS = frozenset(["plan", "plans", "account", "accounts", "savings", "contribution", "contributions"])
+#: words of a sentence about clothes' sizes ("sleeve lengths 32/33")
+_SIZE_WORDS = frozenset(
+    ["size", "sizes", "sleeve", "sleeves", "length", "lengths", "inseam", "waist", "neck"]
+)  # fmt: skip
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 _CLOCK_24 = re.compile(r"^(?:1[3-9]|2[0-3]):[0-5]\d$")
 _LICENSED = frozenset(["license", "licence", "lic", "permit", "registration"])
@@ -132,8 +140,9 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         and (ctx.next_word in _AVERAGES or ctx.prev() in _AVERAGES)
     ):
         return roles.paired(num[1:], w)  # "a .312 batting average": three twelve
-    if re.match(r"^\d[\d,]*\.00+$", body) and (ctx is None or ctx.next_word not in ("gpa", "version")):
-        num = num.split(".")[0]  # "-1.00 diopters": minus one (zeros after the point are not said)
+    if re.match(r"^\d[\d,]*\.00+$", body) and ctx is not None and ctx.next_word not in _DECIMAL_KEPT:
+        num, body = num.split(".")[0], body.split(".")[0]  # "-1.00 diopters": minus one
+        plain = body.replace(",", "")
     if "." in num or num[:1] in "-−":
         return sign + w.number(num)
     if ctx is not None and "," not in body:
@@ -141,6 +150,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         if clock is not None:
             return clock  # "leaves at 0730"
         named_form = len(plain) == 4 and ctx.next_word in ("form", "forms")  # "1099 forms", not "312 forms"
+        named_form = named_form or (plain in ("529", "401", "403", "457") and ctx.next_word in _PLAN_WORDS)
         if named_form or (len(plain) in (3, 4) and sentence.tax_form(plain, ctx.prev())):
             return roles.paired(plain, w)  # "1099 forms", "Form 1040", "your 1040": ten forty
         if ctx.prev() == "#" and len(plain) <= 4:
@@ -257,6 +267,9 @@ def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
     dated = dated or (bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and not unit_next)
     if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
         return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
+    sized = a.isdigit() and b == int(a) + 1 >= 11 and bool(_SIZE_WORDS.intersection(ctx.topic))
+    if sized:  # "sleeve lengths 32/33": a size in two numbers
+        return f"{w.cardinal(int(a))} {w.cardinal(b)}"
     split = a.isdigit() and int(a) + b == 100 and int(a) % 5 == 0 and b % 5 == 0 and int(a) >= 5 <= b
     if split and not m.group("th") and ctx.next_word not in ("of", "chance"):
         return f"{w.cardinal(int(a))} {w.cardinal(b)}"  # "the 80/20 coinsurance", "a 70/30 split"

@@ -183,6 +183,8 @@ def _letters_said(piece: str, words: NumberWords, *, country: bool = False) -> s
     low = piece.lower()
     if low == "www":
         return "w w w"
+    if low == "edu":
+        return words.letters("EDU")  # "harvard dot E D U", as a school's address is said
     if low in _SAID:
         return low
     if len(piece) == 1:
