@@ -688,6 +688,7 @@ VOICE_BOT = [
     ("Plan on 1½–2 hours with a PhD, a .edu address, and lenses from -2.00 to +1.00.",
      "Plan on one and a half to two hours with a P H D, a dot E D U address, and lenses from minus two to "
      "plus one."),
+    ("It reads 2.00", "It reads two point zero zero"),
     ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
      "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
     # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun

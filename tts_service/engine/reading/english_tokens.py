@@ -140,7 +140,12 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         and (ctx.next_word in _AVERAGES or ctx.prev() in _AVERAGES)
     ):
         return roles.paired(num[1:], w)  # "a .312 batting average": three twelve
-    if re.match(r"^\d[\d,]*\.00+$", body) and ctx is not None and ctx.next_word not in _DECIMAL_KEPT:
+    counted = (
+        ctx is not None
+        and (num[:1] in "-−+" or ctx.next_word.isalpha())
+        and ctx.next_word not in _DECIMAL_KEPT
+    )
+    if re.match(r"^\d[\d,]*\.00+$", body) and counted:
         num, body = num.split(".")[0], body.split(".")[0]  # "-1.00 diopters": minus one
         plain = body.replace(",", "")
     if "." in num or num[:1] in "-−":
