@@ -7,7 +7,8 @@ St", "Austin, TX 78701", "3 + 4 = 7", "USD 50"), then the token alone (``english
 dates over several tokens are in ``english_dates``, arithmetic in ``english_math``, money in
 ``english_money``, what the sentence decides (a closing quote, a title before a name, a state
 after a place) in ``english_context``, the split of a token into marks and core in
-``english_split``. Every written token yields its own spoken words (possibly none), so marks can
+``english_split``, what the read words decide of each other ("an eight-hour") in
+``english_agreement``. Every written token yields its own spoken words (possibly none), so marks can
 be given back to what was written; a number no rule reads is still said, never left as digits.
 """
 
@@ -24,9 +25,10 @@ from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_phones as phones
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
+from tts_service.engine.reading.english_agreement import agree
 from tts_service.engine.reading.english_codes import read_back
 from tts_service.engine.reading.english_roles import amount, place_code
-from tts_service.engine.reading.english_split import split_token
+from tts_service.engine.reading.english_split import dash_joined, split_token
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
     CURRENCY_CODES,
@@ -76,12 +78,6 @@ _BEFORE_TIME = frozenset(["by", "at", "and", "to", "until", "till", "from", "bef
 _SIGNS = {"!": "exclamation point", "#": "pound sign", "@": "at sign", "$": "dollar sign",
           "%": "percent sign", "&": "ampersand", "*": "asterisk", "?": "question mark"}  # fmt: skip
 _JOINERS = {"/": "slash", "@": "at", "_": "underscore"}
-#: the first spoken word of a number that takes "an" ("an eight-hour shift", "an 11am call", "an F")
-_VOWEL_SOUND = re.compile(r"^(?:eight|eleven|eighteen|[AEFHILMNORSX]\.?$)")
-#: words between two identifiers of one kind
-_ID_JOINS = frozenset(["and", "or", "&", "to", "through", "thru"])
-#: lower-case words that end a range after a dash ("9am—noon", "jan—mar")
-_RANGE_ENDS = frozenset(["noon", "midnight", "close", "closing", "sunset", "sunrise", *MONTHS, *DAYS])
 
 
 class _Walk:
@@ -140,46 +136,13 @@ class _Walk:
                 self.out[i] = self.single(i)
                 taken = 1
             i += taken
-        for k in range(1, len(self.out) - 1):  # "ending in 0392 and 5518", "zip codes 80202 through 80239":
-            # the second said as the first
-            left, right = self.core(k - 1), self.core(k + 1)
-            paired_ids = self.cores[k].lower() in _ID_JOINS and len(left) == len(right) >= 3
-            if paired_ids and left.isdigit() and right.isdigit() and self.out[k - 1] == self.w.digits(left):
-                self.out[k + 1] = self.w.digits(right) if k + 1 not in self.fixed else self.out[k + 1]
-        self._listed_amounts()
-        for k in range(1, len(self.out)):  # "a 8-hour shift", "a $80 fee": an eight, an eighty
-            said = (
-                self.out[k].split(" ", 1)[0]
-                if self.cores[k][:1].isdigit() or self.cores[k][:1] in "$€£"
-                else ""
-            )
-            if self.cores[k - 1] == "a" and k - 1 not in self.fixed and _VOWEL_SOUND.match(said):
-                self.out[k - 1] = "an"  # ("Row A 8": the letter)
-        for k, said in enumerate(self.out):  # "between 9-11": "between nine and eleven"
-            if said and " to " in said and self.core(k - 1).lower() == "between" and "-" in self.cores[k]:
-                self.out[k] = said.replace(" to ", " and ", 1)
+        agree(self.cores, [p[2] for p in self.parts], self.out, self.fixed, self.w)
         wrapped = [self.fixed[i] if i in self.fixed else self._wrap(i, s) for i, s in enumerate(self.out)]
         for k in range(1, len(wrapped)):  # "25.00 USD,": a token said with the one before keeps its pause
             pause = self.trail(k).rstrip(")]}\"'”’")
             if not wrapped[k] and k not in self.fixed and pause[-1:] in ",.;:!?" and pause and wrapped[k - 1]:
                 wrapped[k - 1] = wrapped[k - 1].rstrip(",") + pause
         return wrapped
-
-    def _listed_amounts(self) -> None:
-        """ "in $25, $50, and $100 amounts": amounts listed before the noun they all describe are
-        said as the last one is, singular."""
-        for k in range(len(self.out) - 1, 0, -1):
-            last = self.out[k].rsplit(" ", 1)[-1] if self.cores[k][:1] in "$€£" else ""
-            if last not in ("dollar", "euro", "pound"):
-                continue
-            j = k - 1
-            while j >= 0 and (self.cores[j].lower() in ("and", "or", "&") or self.trail(j) == ","):
-                j -= 1 if self.cores[j].lower() in ("and", "or", "&") else 0
-                listed = self.cores[j][:1] in "$€£" and self.out[j].endswith(" " + last + "s")
-                if j < 0 or not listed or j in self.fixed:
-                    break
-                self.out[j] = self.out[j][:-1]
-                j -= 1
 
     def _wrap(self, i: int, spoken: str | None) -> str:
         lead, core, trail = self.parts[i]
@@ -533,7 +496,7 @@ def read_unit_tokens(
     (``quote_open``), and whose last words were ``before`` (read as the context of this unit's
     first tokens: "Friday, | 7/10" is a date); also says whether a quote is open after this unit."""
     before = [t.replace('"', "").replace("“", "").replace("”", "") for t in before]  # counted in quote_open
-    pieces = [_dash_joined(t) if k not in (fixed or {}) else [t] for k, t in enumerate(tokens)]
+    pieces = [dash_joined(t) if k not in (fixed or {}) else [t] for k, t in enumerate(tokens)]
     if any(len(p) > 1 for p in pieces):  # "555-0100—or": read as the two words it is, said as one
         flat = [piece for p in pieces for piece in p]
         at = [sum(len(p) for p in pieces[:k]) for k in range(len(pieces))]
@@ -543,17 +506,3 @@ def read_unit_tokens(
         return joined, quote_open
     walk = _Walk([*before, *tokens], words, _carried(before, fixed or {}), quote_open)
     return walk.run()[len(before) :], walk.quote_open
-
-
-#: a dash written between two words with no space ("late—very", "555-0100--or", "Francis I--test"):
-#: not a range ("9am—5pm", "Mon—Fri", "9am—noon" are), since a clause goes on in lower case
-_JOINING_DASH = re.compile(r"(?<=[\w.%)\]'\"”’])(?:—|-{2,})(?=[(\"'“‘]?[a-z])|(?<=\w)-{2,}(?=[A-Z])")
-
-
-def _dash_joined(token: str) -> list[str]:
-    """A token of two words joined by a dash, split after the dash (which stays with the first)."""
-    cut = [m.end() for m in _JOINING_DASH.finditer(token)]
-    cut = [c for c in cut if re.sub(r"[^a-z].*$", "", token[c:]) not in _RANGE_ENDS]
-    if not cut:
-        return [token]
-    return [token[a:b] for a, b in zip([0, *cut], [*cut, len(token)], strict=True)]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_token"]
+from tts_service.engine.reading.english_tables import DAYS, MONTHS
+
+__all__ = ["dash_joined", "split_token"]
 
 _LEAD = "\"'“‘([{¿¡"
 _TRAIL = ".,;:!?)]}\"'”’…"
@@ -81,3 +83,20 @@ _DOTTED = frozenset([
     "op.", "ctr.", "ea.", "doz.", "reg.", "opt.", "ch.", "mo.", "yr.", "wk.", "hr.", "mi.", "c.", "rm.",
     "bldg.", "cu.", "yd.", "hwy.", "pkwy.", "pl.", "cir.", "ter.", "trl.", "plz.", "expy.", "fwy.",
 ])  # fmt: skip
+
+
+#: lower-case words that end a range after a dash ("9am—noon", "jan—mar")
+_RANGE_ENDS = frozenset(["noon", "midnight", "close", "closing", "sunset", "sunrise", *MONTHS, *DAYS])
+
+#: a dash written between two words with no space ("late—very", "555-0100--or", "Francis I--test"):
+#: not a range ("9am—5pm", "Mon—Fri", "9am—noon" are), since a clause goes on in lower case
+_JOINING_DASH = re.compile(r"(?<=[\w.%)\]'\"”’])(?:—|-{2,})(?=[(\"'“‘]?[a-z])|(?<=\w)-{2,}(?=[A-Z])")
+
+
+def dash_joined(token: str) -> list[str]:
+    """A token of two words joined by a dash, split after the dash (which stays with the first)."""
+    cut = [m.end() for m in _JOINING_DASH.finditer(token)]
+    cut = [c for c in cut if re.sub(r"[^a-z].*$", "", token[c:]) not in _RANGE_ENDS]
+    if not cut:
+        return [token]
+    return [token[a:b] for a, b in zip([0, *cut], [*cut, len(token)], strict=True)]
