@@ -27,6 +27,7 @@ from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_agreement import agree
 from tts_service.engine.reading.english_codes import read_back
+from tts_service.engine.reading.english_near import Context
 from tts_service.engine.reading.english_roles import amount, place_code
 from tts_service.engine.reading.english_split import dash_joined, split_token
 from tts_service.engine.reading.english_tables import (
@@ -42,7 +43,6 @@ from tts_service.engine.reading.english_tables import (
     UNITS,
 )  # fmt: skip
 from tts_service.engine.reading.english_tokens import (
-    Context,
     read_core,
     read_money,
     unit_words,

@@ -12,12 +12,13 @@ each says how many tokens it read (0: none).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_money as amounts
 from tts_service.engine.reading import english_spans as spans
 from tts_service.engine.reading.english_money import read_money
+from tts_service.engine.reading.english_near import Context
 from tts_service.engine.reading.english_roles import amount
 from tts_service.engine.reading.english_tables import CURRENCY_CODES, CURRENCY_SYMBOLS, SCALES
 from tts_service.engine.reading.english_tokens import (
@@ -29,9 +30,6 @@ from tts_service.engine.reading.english_tokens import (
 )
 from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
-
-if TYPE_CHECKING:
-    from tts_service.engine.reading.english_tokens import Context
 
 __all__ = ["NUMBERISH", "measure_number", "number_unit", "range_unit"]
 

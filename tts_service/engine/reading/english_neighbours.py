@@ -18,11 +18,11 @@ None from either: the token is not such a form, and the general rules read it.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
+from tts_service.engine.reading.english_near import Context
 from tts_service.engine.reading.english_tables import (
     ACRONYM_WORDS,
     COMPASS,
@@ -35,9 +35,6 @@ from tts_service.engine.reading.english_tables import (
 )
 from tts_service.engine.reading.english_units import unit_words
 from tts_service.engine.reading.words import NumberWords
-
-if TYPE_CHECKING:
-    from tts_service.engine.reading.english_tokens import Context
 
 __all__ = ["by_neighbours", "named_form"]
 

@@ -7,9 +7,9 @@ tries them most specific first. Context is the lower-case previous words and the
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from tts_service.engine.reading import english_context as sentence
+from tts_service.engine.reading import english_fractions as fractions
 from tts_service.engine.reading import english_roles as roles
 from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading import web
@@ -26,6 +26,7 @@ from tts_service.engine.reading.english_codes import (
     team_name,
 )  # fmt: skip
 from tts_service.engine.reading.english_money import NUM, read_money
+from tts_service.engine.reading.english_near import Context
 from tts_service.engine.reading.english_neighbours import by_neighbours, named_form
 from tts_service.engine.reading.english_tables import (
     ABBREVIATIONS,
@@ -42,7 +43,7 @@ from tts_service.engine.reading.english_tables import (
     TITLES,
     YEAR_CONTEXT,
 )  # fmt: skip
-from tts_service.engine.reading.english_units import PER_WORDS, UNIT_NAMES, unit_words
+from tts_service.engine.reading.english_units import PER_WORDS, unit_words
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["Context", "read_core", "read_money", "read_number", "unit_words"]
@@ -51,7 +52,6 @@ _NUMBER = re.compile(rf"^[-−+]?(?:{NUM})$")
 _PERCENT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))%$")
 _ORDINAL = re.compile(r"^(?P<n>\d[\d,]{0,25})(?:st|nd|rd|th|ST|ND|RD|TH)$")
 _DECADE = re.compile(r"^(?:(?P<y>1[1-9]\d0|20\d0)|['’]?(?P<short>[2-9]0)|['’]?(?P<aughts>00))['’]?s$")
-_FRACTION = re.compile(r"^(?P<a>\d{1,12}(?:\.\d+)?)/(?P<b>\d{1,12})(?P<th>st|nd|rd|th|ST|ND|RD|TH)?$")
 _GLUED_UNIT = re.compile(rf"^(?P<num>[-−+]?(?:{NUM}))(?P<unit>°[CF]?|[A-Za-z/²]+\d?)$")
 _FEET = re.compile(
     r"^(?P<ft>\d+)['′](?:(?P<in>\d+(?:\.\d+)?)(?:\"|″|'')?)?$|^(?P<only_in>\d+(?:\.\d+)?)(?:\"|″)$"
@@ -61,7 +61,6 @@ _CODE = re.compile(r"^[A-Za-z0-9]+(?:[-/][A-Za-z0-9]+)*$")
 _ROMAN = re.compile(r"^M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})$")
 _ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100, "D": 500, "M": 1000}
 _MONTH_YEAR = re.compile(r"^(?P<m>0?[1-9]|1[0-2])/(?P<y>(?:19|20)\d\d)$")
-_DENOMS = {2: ("half", "halves"), 4: ("quarter", "quarters")}
 #: what a year names before it ("the 2024 season")
 _YEARLY = frozenset(["season", "election", "elections", "census", "budget", "edition", "model", "class",
                      "contribution", "deadline", "filing", "enrollment", "calendar", "fiscal",
@@ -82,17 +81,12 @@ _WORD_PER = re.compile(r"^([A-Za-z]{2,})/(mo|yr|wk|hr|day|week|month|year|night|
 _DECIMAL_KEPT = frozenset(["gpa", "version", "release", "rating", "average", "era"])
 #: what a numbered savings plan is called by ("a 529 plan": five twenty-nine)
 _PLAN_WORDS = frozenset(["plan", "plans", "account", "accounts", "savings", "contribution", "contributions"])
-#: words of a sentence about clothes' sizes ("sleeve lengths 32/33")
-_SIZE_WORDS = frozenset(
-    ["size", "sizes", "sleeve", "sleeves", "length", "lengths", "inseam", "waist", "neck"]
-)  # fmt: skip
 _COMMON_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})$")
 _CLOCK_24 = re.compile(r"^(?:1[3-9]|2[0-3]):[0-5]\d$")
 _LICENSED = frozenset(["license", "licence", "lic", "permit", "registration"])
 _VULGAR_PARTS = {"½": "half", "¼": "quarter", "¾": "three quarter", "⅓": "third", "⅔": "two thirds"}
 _SEASON = re.compile(r"^((?:19|20)\d\d)/(\d\d)$")
 _TIRE = re.compile(r"^(\d{3})/(\d{2})(Z?R)(\d{2})$")
-_INCH_FRACTION = re.compile(r"^(\d{1,2})/(\d{1,2})[\"″]$")
 #: unit abbreviations that are also words: read as a unit only glued to the number ("5m", "10s")
 RISKY_UNITS = frozenset({"in", "m", "s", "d", "h", "x", "l", "g", "B", "W", "V", "pt", "mo", "L", "cal"})
 #: ...but these capitals are the unit after a spaced number too ("57 L", "65 W", "12 V"): a letter
@@ -104,24 +98,6 @@ _TEXTING = frozenset(["text", "txt", "sms", "reply", "send", "texting"])
 _LOWER_STREET = frozenset(["Ave", "Blvd", "Pkwy", "Hwy", "Expy", "Fwy", "Plz"])
 _LOWER_SHORT = frozenset(["st", "ave", "rd", "blvd", "ln", "dr", "ct", "pl", "hwy", "pkwy"])
 _IP = re.compile(r"^\d{1,3}(?:\.\d{1,3}){3}$")
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """Lower-case bare words before the token (nearest last) and the next one."""
-
-    before: tuple[str, ...]
-    next_word: str
-    next_raw: str  # as written, punctuation stripped
-    punctuated: bool = False  # the token itself ends in punctuation ("St,")
-    prev_raw: str = ""  # the previous word as written
-    after_next: str = ""  # the word after the next one, as written
-    next_lead: str = ""  # punctuation before the next word ("(PDF)")
-    digits_named: bool = False  # the unit named this number's digits before it ("the last four ... are 6032")
-    topic: frozenset[str] = frozenset()  # every word of the unit, lower case ("gold" makes "14K" karats)
-
-    def prev(self, k: int = 1) -> str:
-        return self.before[-k] if len(self.before) >= k else ""
 
 
 def is_one(num: str) -> bool:
@@ -248,65 +224,6 @@ def _year_like(ctx: Context) -> bool:
     return sentence.year_after(ctx.before) or sentence.clause_follows(
         ctx.next_word, ctx.punctuated or bool(ctx.next_lead)
     )
-
-
-def _fraction(m: re.Match[str], w: NumberWords, ctx: Context) -> str:
-    a, b = m.group("a"), int(m.group("b"))
-    if (expiry := sentence.card_expiry(a, m.group("b"), ctx.prev(), w)) is not None:
-        return expiry  # "expires 09/27"
-    if ctx.next_raw in ("ARM", "ARMs") and not m.group("th"):
-        return f"{w.number(a)} {w.number(m.group('b'))}"  # "a 7/1 ARM": seven one, no July first
-    if ctx.prev() in ("no", "no.", "number", "#") and not m.group("th"):
-        return f"{w.number(a)} slash {w.number(m.group('b'))}"  # "Route No 138/3": a name, no fraction
-    # "what is 3/4 of 12", "what's 1/2 cup plus 2/3 cup": a part of something, no division
-    of = ctx.next_word == "of" or unit_words(ctx.next_raw, False) is not None
-    of = of or (not ctx.punctuated and ctx.next_word.isalpha() and ctx.next_word not in sentence.MATH_WORDS)
-    if sentence.asks_to_calculate(ctx.before) and not m.group("th") and not of:
-        return f"{w.number(a)} divided by {w.cardinal(b)}"  # "what is 10/2?"
-    dated = (
-        td.day_name(ctx.prev_raw.rstrip(","))
-        or ctx.prev() in ("on", "due", "until")
-        or m.group("b")[0] == "0"
-    )
-    unit_next = unit_words(ctx.next_raw, False) is not None or ctx.next_word in UNIT_NAMES  # "per 1/5 mile"
-    dated = dated or (bool(sentence.SCHEDULE_WORDS.intersection(ctx.before)) and not unit_next)
-    if dated and a.isdigit() and 1 <= int(a) <= 12 and 1 <= b <= 31 and not m.group("th"):
-        return td.month_day(int(a), b, w)  # "Mon 3/10", "on 12/5", "12/05": a date
-    sized = a.isdigit() and b == int(a) + 1 >= 11 and bool(_SIZE_WORDS.intersection(ctx.topic))
-    if sized:  # "sleeve lengths 32/33": a size in two numbers
-        return f"{w.cardinal(int(a))} {w.cardinal(b)}"
-    split = a.isdigit() and int(a) + b == 100 and int(a) % 5 == 0 and b % 5 == 0 and int(a) >= 5 <= b
-    if split and not m.group("th") and ctx.next_word not in ("of", "chance"):
-        return f"{w.cardinal(int(a))} {w.cardinal(b)}"  # "the 80/20 coinsurance", "a 70/30 split"
-    rated = ctx.prev() in ("rated", "rating", "scored", "score", "rate")
-    scored = b in (5, 10, 100) and not m.group("th") and not unit_next
-    if "." in a or scored or rated:  # "4/5th" is four fifths
-        return f"{w.number(a)} out of {w.cardinal(b)}"
-    n = int(a)
-    if m.group("th") and n < b:  # "1/4th", "1/3rd": a fraction, never a date
-        return (
-            w.cardinal(n)
-            + " "
-            + (_DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else ""))
-        )
-    # "3/12" is a date; "2/3", "3/8" and "5/6 of the vote" (a common part, or a part of something) fractions
-    partial = ctx.next_word == "of" or ctx.prev() in ("a", "an", "about", "nearly", "over")
-    fractional = b in (2, 3, 4, 8) or partial
-    if (1 <= n < b <= 12 and fractional) or (n < b and b in _DENOMS):
-        name = _DENOMS[b][n != 1] if b in _DENOMS else w.ordinal(b) + ("s" if n != 1 else "")
-        if n == 1 and ctx.prev() in ("a", "an", "the") and b in _DENOMS:
-            return name  # "a 1/2 sheet pizza": a half sheet; "the 1/2 gallon": the half gallon
-        return ("one" if n == 1 and b == 2 else w.cardinal(n)) + " " + name
-    measured = ctx.prev() in ("a", "an") or unit_next  # "a 5/16 wrench", "3/2 cups"
-    if 1 <= n <= 12 and 1 <= b <= 31 and not measured:  # "3/2 cups" is no March 2nd
-        return td.month_day(n, b, w)
-    if n < b and b > 16 and b not in (32, 64):  # "720/850": a score, not seven hundred twenty 850ths
-        return f"{w.cardinal(n)} out of {w.cardinal(b)}"
-    if n < b:  # "31/32": "thirty-one thirty-seconds"
-        return w.cardinal(n) + " " + w.ordinal(b) + ("s" if n != 1 else "")
-    if 2 <= b <= 16:  # "22/3": "twenty-two thirds"
-        return w.cardinal(n) + " " + (_DENOMS[b][1] if b in _DENOMS else w.ordinal(b) + "s")
-    return f"{w.cardinal(n)} over {w.cardinal(b)}"
 
 
 def _regnal(core: str, ctx: Context) -> bool:
@@ -493,19 +410,15 @@ def _joined_head(part: str, w: NumberWords) -> str | None:
     if part[-1:] == "¢" and _NUMBER.match(part[:-1]):  # "5¢/gal"
         return w.number(part[:-1]) + (" cent" if is_one(part[:-1]) else " cents")
     if (m := _COMMON_FRACTION.match(part)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
-        return _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "a 1/4-inch key": "a quarter inch key"
+        return fractions.fraction_words(
+            int(m.group(1)), int(m.group(2)), w
+        )  # "a 1/4-inch key": "a quarter inch key"
     if any(p.match(part) for p in (_NUMBER, _DECADE, _ORDINAL, _PERCENT)):  # "1st-time", "0.5%/mo"
         return _read_numeric(part, w, Context((), "", ""))
     glued = re.match(r"^(\d+(?:\.\d+)?)([a-z]{2,3})$", part)
     if glued and (unit := unit_words(glued.group(2), False)):
         return f"{w.number(glued.group(1))} {unit}"  # "a 2mm-wide chain": two millimeter
     return None
-
-
-def _fraction_words(n: int, b: int, w: NumberWords) -> str:
-    """A proper fraction as a part: "a quarter", "three sixteenths"."""
-    name = _DENOMS[b] if b in _DENOMS else (w.ordinal(b), w.ordinal(b) + "s")
-    return name[0] if n == 1 else f"{w.cardinal(n)} {name[1]}"
 
 
 def _dated(core: str, ctx: Context) -> bool:
@@ -588,14 +501,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
             return w.number(m.group("only_in")) + (" inch" if one else " inches")
         feet = w.cardinal(int(m.group("ft"))) + (" foot" if m.group("ft") == "1" or adjective else " feet")
         return feet + (" " + w.number(m.group("in")) if m.group("in") else "")
-    if (m := _INCH_FRACTION.match(core)) is not None and 0 < int(m.group(1)) < int(m.group(2)):
-        part = _fraction_words(int(m.group(1)), int(m.group(2)), w)  # "3/16\"": a part of an inch
-        lone = m.group(1) == "1" and ctx.prev() not in ("a", "an", "the", "one")  # "wider than 1/4\""
-        if m.group(1) != "1" and (ctx.next_word == "of" or ctx.punctuated or not ctx.next_word):
-            return part + " of an inch"  # "at 3/32\" of tread": three thirty-seconds of an inch
-        if part.endswith("quarters") and not ctx.punctuated and roles.noun_after_mark(ctx.next_raw):
-            part = part[:-1]  # '3/4" plywood': three quarter inch plywood
-        return ("a " if lone else "") + part + " inch"  # "3/8\" anchors": three eighths inch anchors
+    if (part := fractions.inch_fraction(core, w, ctx)) is not None:
+        return part  # '3/16"', '3/4" plywood'
     if (m := _MONTH_YEAR.match(core)) is not None:  # a card's expiry, "07/2026"
         return MONTH_NAMES[int(m.group("m")) - 1] + " " + w.year(int(m.group("y")))
     eyes = {
@@ -614,8 +521,8 @@ def _read_numeric(core: str, w: NumberWords, ctx: Context) -> str | None:
     if (m := re.match(r"^20/(\d{2,3})$", core)) and (core == "20/20" or eyes & {*ctx.topic, ctx.next_word}):
         # "20/40 vision", "see 20/20": twenty forty
         return f"twenty {w.cardinal(int(m.group(1)))}"
-    if (m := _FRACTION.match(core)) is not None:
-        return _fraction(m, w, ctx)
+    if (m := fractions.FRACTION.match(core)) is not None:
+        return fractions.read_fraction(m, w, ctx)
     private = core.split(".")[0] in ("10", "127", "169", "172", "192") and "version" not in ctx.before
     if _IP.match(core) and ("ip" in ctx.before or private or any(len(p) == 3 for p in core.split("."))):
         return " dot ".join(w.digits(p) for p in core.split("."))  # an IP address
