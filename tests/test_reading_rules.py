@@ -689,6 +689,18 @@ VOICE_BOT = [
      "Plan on one and a half to two hours with a P H D, a dot E D U address, and lenses from minus two to "
      "plus one."),
     ("It reads 2.00", "It reads two point zero zero"),
+    # forms of a sixth round of sets: plural tax forms, a charity's code, a count before its noun
+    ("Send your W-2s and 1099s; we are a 501(c)(3) charity.",
+     "Send your W twos and ten ninety-nines; we are a five oh one C three charity."),
+    ("We set 12 tables and 180 chairs near rooms 1207 and 1208.",
+     "We set twelve tables and one hundred eighty chairs near rooms twelve oh seven and twelve oh eight."),
+    ("Your Microsoft 365 plan, a 64GB UHS-II card and a -$45 credit.",
+     "Your Microsoft three sixty-five plan, a sixty-four gigabyte U H S two card and a minus forty-five "
+     "dollar credit."),
+    ("Cut it 10' x 4' x 2.5' and keep fat under 20 g or less.",
+     "Cut it ten feet by four feet by two point five feet and keep fat under twenty grams or less."),
+    ("Pick 12\" or 16\" boards, 6 PT visits, 2 CT scans and a 50 yds run.",
+     "Pick twelve inch or sixteen inch boards, six P T visits, two C T scans and a fifty yard run."),
     ("It is a 8-hour shift with a 11am break and a $80 fee; Row A 8.",
      "It is an eight hour shift with an eleven AM break and an eighty dollar fee; Row A eight."),
     # round extensions, per-units after a dotted unit, a policy's limits, amounts listed before a noun

@@ -171,8 +171,8 @@ class _Walk:
                 lead = lead.replace(sign, said)
         if lead.endswith("(") and ")" in core and "(" not in core:
             lead = lead[:-1]  # "(555)555-5555" was read whole
-        if trail.startswith(")") and "(" in core and ")" not in core and "(" not in spoken:
-            trail = trail[1:]  # "+1(123)"
+        if trail.startswith(")") and core.count("(") > core.count(")") and "(" not in spoken:
+            trail = trail[1:]  # "+1(123)", "501(c)(3)": the parenthesis closes the token's own
         if core.endswith(".") and not trail and i == len(self.raw) - 1 and not spoken.endswith("."):
             trail = "."  # "Ave." ends the sentence too
         if spoken.endswith(".") and trail.startswith("."):
@@ -275,7 +275,7 @@ class _Walk:
         if ranged is not None:
             return ranged
         spoken = read_core(core, w, ctx)
-        if spoken is not None and re.match(r"^[A-Z]{0,2}[$€£₹]", core):  # "a CA$150 deposit" too
+        if spoken is not None and re.match(r"^[-−+]?[A-Z]{0,2}[$€£₹]", core):  # "a CA$150 deposit", "a -$320"
             spoken = sentence.money_before_noun(spoken, ctx.prev(), ctx.next_raw)  # "a $1,000 gift card"
         if spoken is None and any(c.isdigit() for c in core) and not _ADDRESSISH.search(core):
             spoken = w.numbers_in(core)  # "!1", "45º&C": no number left unread (an address is web's)

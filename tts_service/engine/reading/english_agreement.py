@@ -5,8 +5,9 @@ after every rule for one token or a span has run:
 
 * a second identifier is said as the first ("ending in 0392 and 5518", "zip codes 80202 through
   80239": digit by digit, both);
-* amounts listed before the one noun they all describe are said as the last one is, singular
-  ("$20 or $50 bills": twenty dollar or fifty dollar bills);
+* amounts and marked measures listed before the one noun they all describe are said as the last
+  one is, singular ("$20 or $50 bills": twenty dollar or fifty dollar bills; '7", 9", and 14"
+  lengths': seven inch, nine inch, and fourteen inch lengths);
 * "a" before a number said with a vowel sound is "an" ("a 8-hour shift": an eight hour shift);
 * a range after "between" is "and" ("between 9-11": between nine and eleven).
 
@@ -28,8 +29,10 @@ __all__ = ["agree"]
 _ID_JOINS = frozenset(["and", "or", "&", "to", "through", "thru"])
 #: words joining the amounts of a list
 _LIST_JOINS = frozenset(["and", "or", "&"])
-#: the currencies said once before a noun ("a twenty dollar bill")
-_SINGULAR = frozenset(["dollar", "euro", "pound"])
+#: what is said once before a noun ("a twenty dollar bill", "a nine inch zipper"), and its plural
+_SINGULAR = {"dollar": "dollars", "euro": "euros", "pound": "pounds", "inch": "inches", "foot": "feet"}
+#: a measure written with its inch or foot mark ('7"', "8'")
+_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
 #: the first spoken word of a number that takes "an" ("an eight-hour shift", "an 11am call", "an F")
 _VOWEL_SOUND = re.compile(r"^(?:eight|eleven|eighteen|[AEFHILMNORSX]\.?$)")
 
@@ -64,17 +67,23 @@ def _listed_amounts(
     cores: Sequence[str], trails: Sequence[str], out: list[str], fixed: Mapping[int, str]
 ) -> None:
     for k in range(len(out) - 1, 0, -1):
-        last = out[k].rsplit(" ", 1)[-1] if cores[k][:1] in "$€£" else ""
+        last = out[k].rsplit(" ", 1)[-1] if _listable(cores[k]) else ""
         if last not in _SINGULAR:
             continue
+        plural = _SINGULAR[last]
         j = k - 1
         while j >= 0 and (cores[j].lower() in _LIST_JOINS or trails[j] == ","):
             j -= 1 if cores[j].lower() in _LIST_JOINS else 0
-            listed = j >= 0 and cores[j][:1] in "$€£" and out[j].endswith(" " + last + "s")
+            listed = j >= 0 and _listable(cores[j]) and out[j].endswith(" " + plural)
             if not listed or j in fixed:
                 break
-            out[j] = out[j][:-1]
+            out[j] = out[j][: -len(plural)] + last
             j -= 1
+
+
+def _listable(core: str) -> bool:
+    """An amount or a measure with its mark, which can be listed before one noun."""
+    return core[:1] in "$€£" or _MARKED.match(core) is not None
 
 
 def _articles(cores: Sequence[str], out: list[str], fixed: Mapping[int, str]) -> None:

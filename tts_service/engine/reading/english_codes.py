@@ -239,6 +239,13 @@ def named_code(core: str, w: NumberWords) -> str | None:
         return keys
     if (form := re.match(r"^(\d{4})-([A-Z]{1,4})$", core)) and form.group(1) in TAX_FORMS:
         return f"{paired(form.group(1), w)} {w.letters(form.group(2))}"
+    if (forms := re.match(r"^(\d{4})s$", core)) and forms.group(1) in TAX_FORMS:  # "your 1099s"
+        said = paired(forms.group(1), w)
+        return said[:-1] + "ies" if said.endswith("y") else said + "s"
+    if (forms := re.match(r"^W-(\d)s$", core)) is not None:  # "W-2s": W twos
+        return f"W {w.cardinal(int(forms.group(1)))}s"
+    if (charity := re.match(r"^501\(c\)\((\d{1,2})\)?$", core)) is not None:  # "a 501(c)(3) nonprofit"
+        return f"five oh one C {w.cardinal(int(charity.group(1)))}"
     if (grades := re.match(r"^(K|Pre-?K)[-–](\d{1,2})$", core)) is not None:
         first = "K" if grades.group(1) == "K" else "pre K"
         return f"{first} through {w.cardinal(int(grades.group(2)))}"

@@ -167,6 +167,7 @@ def number_unit(walk: MeasureWalk, i: int) -> int:
     twin = twin and walk.core(i + 3)[:1].isdigit()
     closed = nxt.islower() and (closed or twin or walk.core(i + 2).lower() in _AFTER_MEASURE)
     closed = closed or walk.core(i + 1) == "mo."  # "6 mo.": months, the abbreviation's own period
+    closed = closed or (nxt == "g" and walk.core(i + 2) in ("and", "or", "per"))  # "under 25 g and"
     inches = nxt == "in" and walk.core(i + 2).lower() in _AFTER_MEASURE  # "22 in long"
     inches = inches or (nxt == "in" and walk.last(i + 1) and walk.trail(i + 1)[:1] == ".")  # "is 165 in."
     dot = walk.trail(i + 1)

@@ -149,6 +149,8 @@ def _carats(core: str, ctx: Context) -> str | None:
     """A gem's weight: "0.75 ct" carat, "1.2 ctw" carats total weight, "2 ct. tw"; a whole number
     "ct" is a count ("a 100 ct bottle") unless the sentence is about gems."""
     bare = core.rstrip(".").lower()
+    if core.isupper() and bare == "ct":
+        return None  # "2 CT scans"
     if bare in ("tw", "t.w") and ctx.prev() in ("ct", "ct.", "carat", "carats"):
         return "total weight"  # "2 ct. tw"
     number = ctx.prev_raw

@@ -25,6 +25,7 @@ __all__ = [
     "noun_after_measure",
     "paired",
     "place_code",
+    "plural_noun",
     "ratio",
     "reference",
     "side",
@@ -190,12 +191,10 @@ def noun_after_measure(prev: str, noun: str, prev2: str = "", *, plural_ok: bool
         prev = prev2
     noun = noun.removesuffix("'s").removesuffix("’s")  # "the 2.5L engine's belt"
     bare = noun.replace("-", "")  # "add-on"; "a 65W USB-C charger", "your 65" TV": an acronym is a noun too
-    named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= 4)
+    named = noun[:1].islower() or (bare.isupper() and 2 <= len(bare) <= (6 if "-" in noun else 4))  # "UHS-II"
     owner = prev.endswith(("'s", "’s")) and len(prev) > 3 and prev.replace("’", "'") not in _IS
     # "John's 5 kg bag"; not "it's", "that's" (is, not a possessive)
-    plural = len(noun) > 4 and noun.endswith("s") and not noun.endswith(("ss", "us", "is")) and noun.islower()
-    plural = plural_ok and plural and noun not in UNIT_NAMES and noun not in _NO_PIECES
-    pieces = noun.lower() in _MEASURED_PIECES or plural
+    pieces = noun.lower() in _MEASURED_PIECES or (plural_ok and plural_noun(noun))
     done = noun in _COUNTED_PARTICIPLES  # "the 8,000 hrs needed"
     return (
         (prev in _ARTICLES or owner or pieces)
@@ -223,6 +222,14 @@ _NO_PIECES = frozenset(
      "gives", "keeps", "uses", "saves", "bills", "sells", "ships", "arrives", "leaves", "drops", "rises",
      "falls", "moves", "equals", "matters", "counts", "reads", "shows", "looks", "sounds", "feels", "seems"]
 )  # fmt: skip
+
+
+def plural_noun(word: str) -> bool:
+    """ "chairs", "ceilings": a lower-case word in s that reads as a plural noun (not a unit's name,
+    a time word, or a verb in s such as "costs", "leaves")."""
+    ends = word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    return len(word) > 4 and ends and word.islower() and word not in UNIT_NAMES and word not in _NO_PIECES
+
 
 _ODDS_WORDS = frozenset(
     [

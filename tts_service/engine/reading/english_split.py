@@ -52,7 +52,7 @@ def split_token(token: str) -> tuple[str, str, str]:
         core, trail = core + ".", trail[1:]
     if trail.startswith(('"', "″")) and re.match(r"^\d+(?:\.\d+)?$|^\d{1,2}/\d{1,2}$|^\d*[½¼¾⅓⅔⅛⅜⅝⅞]$", core):
         core, trail = core + trail[0], trail[1:]  # 12" (inches), 3/8" (of an inch)
-    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+$", core) and not start:
+    elif trail.startswith(("'", "′")) and re.match(r"^(?:\d+['′]?[xX×])*\d+(?:\.\d+)?$", core) and not start:
         core, trail = core + trail[0], trail[1:]  # 10' (feet), 12'x14'
     elif trail.startswith(("'", '"', "″")) and re.match(r"^\d+['′]\d*$", core):
         core, trail = core + trail[0], trail[1:]  # 5'10" and 6'

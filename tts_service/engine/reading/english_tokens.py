@@ -132,6 +132,7 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
             return clock  # "leaves at 0730"
         named_form = len(plain) == 4 and ctx.next_word in ("form", "forms")  # "1099 forms", not "312 forms"
         named_form = named_form or (plain in ("529", "401", "403", "457") and ctx.next_word in _PLAN_WORDS)
+        named_form = named_form or (plain == "365" and ctx.prev_raw in ("Microsoft", "Office"))
         if named_form or (len(plain) in (3, 4) and sentence.tax_form(plain, ctx.prev())):
             return roles.paired(plain, w)  # "1099 forms", "Form 1040", "your 1040": ten forty
         if ctx.prev() == "#" and len(plain) <= 4:
@@ -154,7 +155,9 @@ def read_number(num: str, w: NumberWords, ctx: Context | None = None) -> str:
         prev = ctx.prev().rstrip(".")
         if len(ctx.prev_raw) == 2 and ctx.prev_raw.isupper() and roles.PAIRED_CONTEXT.intersection(near):
             prev = ctx.prev(2)  # "flight UA 482": the airline's code between
-        if (prev in roles.PAIRED_CONTEXT or prev[:-1] in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
+        counted = roles.plural_noun(ctx.next_word)  # "20 round tables, 160 chairs": a count
+        named = (prev[:-1] in roles.PAIRED_CONTEXT or named) and not counted
+        if (prev in roles.PAIRED_CONTEXT or named) and len(plain) <= 4:
             return sign + roles.paired(plain, w)
         if prev == "box" and 5 <= len(plain) <= 8:
             return sign + w.digits(plain)  # "P.O. Box 17023": one seven oh two three

@@ -19,7 +19,8 @@ _MORE = {
     "mcg": ("microgram", "micrograms"), "µg": ("microgram", "micrograms"),
     "μm": ("micrometer", "micrometers"), "µm": ("micrometer", "micrometers"),
     "mmHg": ("millimeter of mercury", "millimeters of mercury"),
-    "IU": ("I U", "I U"), "kJ": ("kilojoule", "kilojoules"), "pct": ("percent", "percent"),
+    "IU": ("I U", "I U"), "yds": ("yard", "yards"), "kJ": ("kilojoule", "kilojoules"),
+    "pct": ("percent", "percent"),
     "ng": ("nanogram", "nanograms"), "kts": ("knot", "knots"), "kt": ("knot", "knots"),
     "ft-lbs": ("foot-pound", "foot-pounds"), "ft-lb": ("foot-pound", "foot-pounds"),
     "lb-ft": ("pound-foot", "pound-feet"), "mIU": ("milli-international unit", "milli-international units"),
@@ -39,6 +40,8 @@ _LOWER = {unit.lower(): forms for unit, forms in (UNITS | _MORE).items() if unit
 PER_WORDS = {
     w: (w, w + "s") for w in ["night", "person", "day", "week", "month", "year", "hour", "user", "guest"]
 }
+#: units in capitals that are also acronyms of their own ("12 PT visits", "2 CT scans")
+_CAPITAL_WORDS = frozenset(["PT", "CT", "MI", "IN", "DR", "ST"])
 _LENGTHS = frozenset(["mm", "cm", "m", "km", "in", "ft", "yd", "mi"])
 #: the micro sign and the Greek mu that stands for it, and the units they prefix
 _MICRO = frozenset("µμ")
@@ -49,8 +52,8 @@ _POWER = re.compile(r"^(?P<base>[a-z]+)(?P<p>[23²³])$")
 def _forms(unit: str) -> tuple[str, str] | None:
     if len(unit) == 1 and unit.isupper() and unit not in UNITS and unit not in _MORE:
         return None  # "5G" is no gram (an ohm's "Ω" is)
-    if re.match(r"^[A-Z]{2,}s$", unit):
-        return None  # "28 HRs", "94 RBIs": an acronym's plural, not hours
+    if re.match(r"^[A-Z]{2,}s$", unit) or unit in _CAPITAL_WORDS:
+        return None  # "28 HRs", "94 RBIs": an acronym's plural, not hours; "12 PT visits": therapy
     forms = UNITS.get(unit) or _MORE.get(unit) or UNITS.get(unit.lower()) or _LOWER.get(unit.lower())
     if forms is not None:
         return forms
