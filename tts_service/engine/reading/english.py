@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 
 from tts_service.engine.reading import english_context as sentence
 from tts_service.engine.reading import english_dates as dates
@@ -499,7 +500,7 @@ def read_unit_tokens(
     pieces = [dash_joined(t) if k not in (fixed or {}) else [t] for k, t in enumerate(tokens)]
     if any(len(p) > 1 for p in pieces):  # "555-0100—or": read as the two words it is, said as one
         flat = [piece for p in pieces for piece in p]
-        at = [sum(len(p) for p in pieces[:k]) for k in range(len(pieces))]
+        at = [0, *accumulate(len(p) for p in pieces)][:-1]  # where each token's pieces start
         moved = {at[k]: v for k, v in (fixed or {}).items()}
         said, quote_open = read_unit_tokens(flat, words, moved, quote_open, before)
         joined = [" ".join(s for s in said[at[k] : at[k] + len(p)] if s) for k, p in enumerate(pieces)]

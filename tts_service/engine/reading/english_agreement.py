@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from tts_service.engine.reading.english_roles import MARKED
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = ["agree"]
@@ -31,8 +32,6 @@ _ID_JOINS = frozenset(["and", "or", "&", "to", "through", "thru"])
 _LIST_JOINS = frozenset(["and", "or", "&"])
 #: what is said once before a noun ("a twenty dollar bill", "a nine inch zipper"), and its plural
 _SINGULAR = {"dollar": "dollars", "euro": "euros", "pound": "pounds", "inch": "inches", "foot": "feet"}
-#: a measure written with its inch or foot mark ('7"', "8'")
-_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
 #: the first spoken word of a number that takes "an" ("an eight-hour shift", "an 11am call", "an F")
 _VOWEL_SOUND = re.compile(r"^(?:eight|eleven|eighteen|[AEFHILMNORSX]\.?$)")
 
@@ -83,7 +82,7 @@ def _listed_amounts(
 
 def _listable(core: str) -> bool:
     """An amount or a measure with its mark, which can be listed before one noun."""
-    return core[:1] in "$€£" or _MARKED.match(core) is not None
+    return core[:1] in "$€£" or MARKED.match(core) is not None
 
 
 def _articles(cores: Sequence[str], out: list[str], fixed: Mapping[int, str]) -> None:

@@ -82,9 +82,7 @@ def _more_days(walk: Walk, k: int, day: int) -> list[str]:
         if walk.trail(k) != "," and not joined:
             return said
         at = k + 1 + joined
-        joiners = (
-            ["and" if joined and walk.core(k + 1) == "&" else walk.core(k + 1).lower()] if joined else []
-        )
+        joiners = ["and" if walk.core(k + 1) == "&" else walk.core(k + 1).lower()] if joined else []
         more = _day_of_month(walk.core(at))
         ends = bool(walk.trail(at)) or walk.core(at + 1).lower() in _AFTER_DAYS
         ends = ends or td.month_number(walk.core(at + 1)) is not None

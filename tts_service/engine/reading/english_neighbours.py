@@ -40,8 +40,6 @@ __all__ = ["by_neighbours", "named_form"]
 
 #: a measure with its side glued on ('36"W', '40"D')
 _SIDED = re.compile(r"^(\d+(?:\.\d+)?)([\"'])([WDHL])$")
-#: a measure written with a foot or inch mark ('112"', "10'")
-_MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
 _CURRENCY_SIGNS = ("$", "€", "£", "¥")
 #: the words before a number that is dialled ("call 555-PEST")
 _DIALING = frozenset(["call", "dial", "at", "text", "phone", "line", "number"])
@@ -85,9 +83,9 @@ def by_neighbours(core: str, w: NumberWords, ctx: Context) -> str | None:
     """The word the short form ``core`` stands for where its neighbours say which (see the module)."""
     if re.match(r"^[a-z][A-Z]{2,5}$", core) and core[1:] not in ACRONYM_WORDS:  # "eGFR", "hCG", "mRNA"
         return w.letters(core.upper())  # (not "eSIM": e, then a word)
-    if core in SIDE_WORDS and _MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
+    if core in SIDE_WORDS and roles.MARKED.match(ctx.prev_raw):  # '112" W x 38" D': wide, deep
         return SIDE_WORDS[core]
-    if core == "x" and ctx.prev_raw in SIDE_WORDS and _MARKED.match(ctx.next_raw):
+    if core == "x" and ctx.prev_raw in SIDE_WORDS and roles.MARKED.match(ctx.next_raw):
         return "by"
     if (sided := _SIDED.match(core)) is not None:  # '36"W x 40"D': thirty-six inches wide
         one = sided.group(1) == "1"

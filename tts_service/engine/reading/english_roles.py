@@ -15,6 +15,8 @@ from tts_service.engine.reading.english_units import PER_WORDS, UNIT_NAMES, unit
 from tts_service.engine.reading.words import NumberWords
 
 __all__ = [
+    "MARKED",
+    "MARKS",
     "PAIRED_CONTEXT",
     "SHAPE_WORDS",
     "amount",
@@ -255,7 +257,12 @@ _RESOLUTION = re.compile(r"^(?P<n>480|576|720|1080|1440|2160|4320)(?P<s>[pi])$")
 _RATIO = re.compile(r"^(?P<a>\d{1,5}):(?P<b>\d{1,5})(?::(?P<c>\d{1,5}))?$")
 _NUM = r"\d+(?:\.\d+)?['′\"″]?"
 _DIMENSION = re.compile(rf"^(?P<a>{_NUM})[xX×](?P<b>{_NUM})(?:[xX×](?P<c>{_NUM}))?(?P<unit>[a-zA-Z]+)?$")
-_MARKS = {"'": "feet", "′": "feet", '"': "inches", "″": "inches"}
+#: a foot or an inch mark, and what it says after a number
+MARKS = {"'": "feet", "′": "feet", '"': "inches", "″": "inches"}
+#: a measure written with its foot or inch mark ('112"', "10'", '3.5\'')
+MARKED = re.compile(r"^\d+(?:\.\d+)?[\"″'′]$")
+#: what a mark says after one
+_ONE = {"feet": "foot", "inches": "inch"}
 _VULGAR = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
            "⅝": (5, 8), "⅞": (7, 8)}  # fmt: skip
 _AMOUNT = re.compile(r"^(?P<whole>\d{1,3})?(?:(?P<v>[½¼¾⅓⅔⅛⅜⅝⅞])|-(?P<a>\d{1,2})/(?P<b>\d{1,2}))$")
@@ -331,12 +338,10 @@ def dimension(core: str, w: NumberWords) -> str | None:
 def side(text: str, w: NumberWords) -> str:
     """One side of a dimension: "12" or "12'" ("twelve feet") or '11"' ("eleven inches"); four
     digits in pairs, as a screen's pixels are said ("1920": "nineteen twenty")."""
-    mark = _MARKS.get(text[-1:], "")
+    mark = MARKS.get(text[-1:], "")
     number = text[:-1] if mark else text
     said = paired(number, w) if len(number) == 4 and number.isdigit() else w.number(number)
-    return said + (
-        " " + (mark if number != "1" else {"feet": "foot", "inches": "inch"}[mark]) if mark else ""
-    )
+    return said + (" " + (mark if number != "1" else _ONE[mark]) if mark else "")
 
 
 def amount(core: str, w: NumberWords) -> tuple[str, bool] | None:
@@ -368,7 +373,7 @@ def mixed_fraction(whole: str, fraction: str, w: NumberWords) -> str | None:
 def vulgar_part(core: str, adjective: bool, w: NumberWords) -> str | None:
     """A fraction sign with an inch or foot mark: '1½"' -> "one and a half inches", '¾"' ->
     "three quarters of an inch" (``adjective``, before its noun: "three quarter inch")."""
-    mark = _MARKS.get(core[-1:], "")
+    mark = MARKS.get(core[-1:], "")
     m = _AMOUNT.match(core[:-1]) if mark else None
     if m is None or not m.group("v"):
         return None
@@ -376,7 +381,7 @@ def vulgar_part(core: str, adjective: bool, w: NumberWords) -> str | None:
     if m.group("whole"):
         return f"{mixed_fraction(m.group('whole'), m.group('v'), w)} {mark}"  # '1½"': one and a half inches
     one, many = _PARTS.get(b, (w.ordinal(b), w.ordinal(b) + "s"))
-    single = {"feet": "foot", "inches": "inch"}[mark]
+    single = _ONE[mark]
     if adjective:  # 'a ½" gap', '¾" plywood': a half inch gap, three quarter inch plywood
         return (one if a == 1 else f"{w.cardinal(a)} {one}") + " " + single
     return ("half" if b == 2 else ("an " if one[0] in "aeio" else "a ") + one if a == 1 else

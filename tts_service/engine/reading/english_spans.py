@@ -14,6 +14,7 @@ from tts_service.engine.reading import timedate as td
 from tts_service.engine.reading.english_context import STREET_ANY
 from tts_service.engine.reading.english_money import read_money
 from tts_service.engine.reading.english_roles import (
+    MARKS,
     dimension,
     mixed_fraction,
     noun_after_mark,
@@ -107,7 +108,7 @@ def mixed(walk: Walk, i: int) -> int:
         return 0
     fraction = walk.core(i + 1)
     percent = fraction.endswith("%")  # "33 1/3%": thirty-three and a third percent
-    mark = {'"': "inches", "″": "inches", "'": "feet", "′": "feet"}.get(fraction[-1:], "")  # '35 ½"'
+    mark = MARKS.get(fraction[-1:], "")  # '35 ½"'
     said = mixed_fraction(walk.core(i), fraction[:-1] if mark or percent else fraction, walk.w)
     if said is None:
         return 0

@@ -308,9 +308,10 @@ def _read_core(core: str, w: NumberWords, ctx: Context) -> str | None:
         return symbols
     if (said := roles.amount(core, w)) is not None:
         return said[0]
-    adjective = not ctx.punctuated and roles.noun_after_mark(ctx.next_raw) and ctx.next_word != "of"
-    if core[-1:] in "\"″'′" and (part := roles.vulgar_part(core, adjective, w)) is not None:
-        return part  # '1½"', 'a ¾" gap'
+    if core[-1:] in roles.MARKS:  # '1½"', 'a ¾" gap'
+        adjective = not ctx.punctuated and roles.noun_after_mark(ctx.next_raw) and ctx.next_word != "of"
+        if (part := roles.vulgar_part(core, adjective, w)) is not None:
+            return part
     if core[:1] in _VULGAR_PARTS and (part := roles.joined(core, w, _joined_head)) is not None:
         return part  # "½-price"
     if not any(c.isdigit() for c in core):
