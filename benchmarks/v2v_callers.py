@@ -119,6 +119,12 @@ class ActResult:
     resumed: bool | None = None
     #: how long the caller heard nothing of the answer, if it paused and resumed
     paused_s: float | None = None
+    #: the longest silence in the answer from the act's start to where it went on (a backchannel
+    #: heard in pieces, "Okay, ... sure", may pause it more than once)
+    longest_pause_s: float | None = None
+    #: a barge-in: the answer played again after it first went quiet, before the caller's last
+    #: word (talked over, ducked): the bot is silent only from ``barge_in_s``
+    talked_over: bool = False
     #: LLM requests the bot made from this act's speech to the next act
     llm_requests: int = 0
 
@@ -306,8 +312,9 @@ def measure(caller: Caller, observer: TurnLatencyObserver) -> list[ActResult]:
         results.append(result)
         quiet_from = start_s
         if act.kind in OVER_ANSWER:
-            silent = _quiet_after(log, played, start_s)
+            silent = _quiet_after(log, played, start_s, until_s=end_s)
             if act.kind == "barge" and silent is not None:
+                result.talked_over = silent != _quiet_after(log, played, start_s)
                 result.barge_in_s = silent - start_s
                 clear = next((t for t in clears if t >= start_s), None)
                 result.clear_s = None if clear is None else clear - start_s
@@ -359,15 +366,20 @@ def _judge_false_barge_in(
     result.kept = not answered_it and (quiet is None or resumed_at is not None)
     if result.resumed and quiet is not None and resumed_at is not None:
         result.paused_s = resumed_at - quiet
+        until = bisect.bisect_right(played, max(end_s, resumed_at))
+        heard = played[bisect.bisect_left(played, start_s) : until]
+        result.longest_pause_s = max((b - a for a, b in itertools.pairwise(heard)), default=0.0)
 
 
-def _quiet_after(log: Any, played: list[float], start_s: float) -> float | None:
-    """When the caller's playback went quiet for good after ``start_s`` (not a short pause)."""
+def _quiet_after(log: Any, played: list[float], start_s: float, until_s: float | None = None) -> float | None:
+    """When the caller's playback went quiet for good after ``start_s``: not a short pause, nor
+    (given ``until_s``) one the answer came back from before ``until_s``."""
     for _, quiet_s in log.went_silent:
         if quiet_s < start_s:
             continue
         resumed = bisect.bisect_right(played, quiet_s)
-        if resumed == len(played) or played[resumed] - quiet_s >= QUIET_S:
+        back_s = played[resumed] if resumed < len(played) else float("inf")
+        if back_s - quiet_s >= QUIET_S and (until_s is None or back_s > until_s):
             return float(quiet_s)
     return None
 
