@@ -227,3 +227,120 @@ def test_speech_longer_than_a_backchannel_is_not_ducked_over_whatever_its_words(
     barge.speech_started(1.0)
     assert barge.words("yeah yeah", 2.2, final=False, heard=Heard.of([("yeah", 0.9), ("yeah", 0.9)])) == []
     assert not barge.ducked
+
+
+# -- peeks: the words so far of speech that goes on over the bot --------------------------------
+
+
+def peeked(*words: tuple[str, float]) -> Heard:
+    return Heard.of(words, duration_s=0.35, fluent=True)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        (),  # a hum whisper writes nothing for ("Mm hmm.", "Mhm.")
+        (("yeah", 0.7),),
+        (("i", 0.7),),  # the start of "I see."
+        (("got", 0.3), ("it", 0.9)),
+        (("uhhuh", 0.12),),
+        (("thank", 0.15), ("you", 0.92)),  # "Oh, okay." guessed, its first word below 0.2
+        (("love", 0.15),),
+    ],
+    ids=lambda words: " ".join(w for w, _ in words) or "nothing",
+)
+def test_a_peek_that_opens_no_turn_talks_the_speech_through_at_once(
+    words: tuple[tuple[str, float], ...],
+) -> None:
+    barge = speaking()
+    barge.speech_started(1.0)
+    heard = peeked(*words)
+    assert barge.peek(heard.text, 1.35, heard) == [DuckBot()]
+    assert barge.ducked and barge.paused
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        (("sorry", 0.8),),  # a stop word
+        (("wait", 0.3),),  # a stop word at half the trust
+        (("i", 0.7), ("would", 0.95)),  # a trusted word no backchannel has
+        (("actually", 0.25),),  # a first word that opens no backchannel, above first_word_trust
+        (("wendy", 0.69),),  # "When do" misheard, but heard as a word
+    ],
+    ids=lambda words: " ".join(w for w, _ in words),
+)
+def test_a_peek_that_opens_a_turn_keeps_the_bot_paused(words: tuple[tuple[str, float], ...]) -> None:
+    barge = speaking()
+    barge.speech_started(1.0)
+    heard = peeked(*words)
+    assert barge.peek(heard.text, 1.35, heard) == []
+    assert barge.paused and not barge.ducked
+
+
+def test_a_ducked_answer_pauses_again_when_a_later_peek_finds_a_turn() -> None:
+    """ "Yeah, can you also ...": "yeah" ducks; "yeah can you" pauses again, and the final
+    transcript interrupts."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.peek("yeah", 1.35, peeked(("yeah", 0.8))) == [DuckBot()]
+    assert barge.peek("yeah can you", 1.5, peeked(("yeah", 0.8), ("can", 0.6), ("you", 0.9))) == [PauseBot()]
+    assert barge.peek("yeah can you also", 1.65, peeked(("yeah", 0.8), ("can", 0.6), ("also", 0.9))) == []
+    assert barge.words("yeah can you also add a dessert", 2.5, final=True) == [
+        Interrupt("yeah can you also add a dessert")
+    ]
+
+
+def test_with_peeks_the_caller_going_on_leaves_the_answer_ducked_until_a_peek_decides() -> None:
+    """ "Okay, ... sure": the level hearing the caller again does not pause an answer that peeks
+    follow (without peeks it does: the test above); the backchannel's final keeps it ducked, and
+    the answer is back at full level once the caller stays quiet."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.peek("okay", 1.35, peeked(("okay", 0.6))) == [DuckBot()]
+    assert barge.speech_resumed(1.6) == []
+    assert barge.peek("okay sure", 1.75, peeked(("okay", 0.6), ("sure", 0.5))) == []
+    assert barge.ducked
+    assert barge.words("okay sure", 1.95, final=True, heard=peeked(("okay", 0.6), ("sure", 0.5))) == []
+    barge.speech_stopped(1.95)
+    assert barge.tick(2.3) == [ResumeBot("okay sure")]
+
+
+def test_a_ducked_answer_pauses_once_the_speech_outlasts_a_backchannel() -> None:
+    """A hum that goes on, and words never read: past ``backchannel_max_s`` (1 s from the VAD's
+    start) the ducked answer pauses; speech whose words so far are all a backchannel's does not."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.peek("", 1.35, peeked()) == [DuckBot()]
+    assert barge.next_deadline_s() == pytest.approx(2.0)
+    assert barge.tick(1.99) == []
+    assert barge.tick(2.0) == [PauseBot()]
+    assert barge.paused and not barge.ducked
+    yeah = speaking()
+    yeah.speech_started(1.0)
+    yeah.peek("yeah yeah", 1.35, peeked(("yeah", 0.8), ("yeah", 0.8)))
+    assert yeah.next_deadline_s() == pytest.approx(4.0)  # only the pause's own bound
+    assert yeah.tick(2.0) == [] and yeah.ducked
+
+
+def test_a_peek_after_the_verdict_or_with_the_bot_silent_does_nothing() -> None:
+    barge = speaking()
+    assert barge.peek("", 1.0, peeked()) == []
+    barge.speech_started(1.0)
+    barge.words("when do you close", 1.6, final=True)
+    assert barge.peek("when do you", 1.65, peeked(("when", 0.9))) == []
+
+
+def test_once_a_peek_finds_a_turn_nothing_ducks_the_answer_before_the_verdict() -> None:
+    """ "Actually, ... can we": the peek reads "actually" as a turn; the words whisper writes at
+    the comma's pause ("actually" at 0.1, which alone would duck as a guess) and a later peek that
+    reads nothing keep the bot paused: no answer flapping between quiet and silent."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    assert barge.peek("actually", 1.3, peeked(("actually", 0.3))) == []
+    assert barge.words("actually", 1.7, final=False, heard=peeked(("actually", 0.1))) == []
+    assert barge.peek("", 1.85, peeked()) == []
+    assert not barge.ducked and barge.paused
+    assert barge.words("actually can we make it seven", 2.6, final=True) == [
+        Interrupt("actually can we make it seven")
+    ]

@@ -13,11 +13,18 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pipecat.frames.frames import Frame, InterimTranscriptionFrame, TranscriptionFrame
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    Frame,
+    InputAudioRawFrame,
+    InterimTranscriptionFrame,
+    TranscriptionFrame,
+)
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from agent.sim import feed_audio
+from agent.sim import feed_audio, feed_frames
+from agent.stt.frames import PeekTranscriptionFrame
 from agent.stt.sphinx_decoders import normalize_phrase
 from agent.stt.tiny import TinyWhisperSTTService
 from agent.stt.tiny_model import (
@@ -196,6 +203,8 @@ class Collector(FrameProcessor):
         await super().process_frame(frame, direction)
         if isinstance(frame, TranscriptionFrame):
             self.events.append(("final", frame.text, frame.result))
+        elif isinstance(frame, PeekTranscriptionFrame):
+            self.events.append(("peek", frame.text, frame.result))
         elif isinstance(frame, InterimTranscriptionFrame):
             self.events.append(("interim", frame.text, frame.result))
         await self.push_frame(frame, direction)
@@ -208,9 +217,9 @@ class CountingWhisper(TinyWhisper):
         super().__init__(model_dir(), verify=False)
         self.calls = 0
 
-    def transcribe(self, samples: np.ndarray) -> Heard:
+    def transcribe(self, samples: np.ndarray, *, so_far: bool = False) -> Heard:
         self.calls += 1
-        return super().transcribe(samples)
+        return super().transcribe(samples, so_far=so_far)
 
 
 @pytest.fixture(scope="module")
@@ -223,6 +232,19 @@ def run_stt(audio: np.ndarray, whisper: TinyWhisper) -> list[tuple[str, str, Any
     stt = TinyWhisperSTTService(whisper=whisper)
     pipeline = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
     asyncio.run(feed_audio(pipeline, audio.astype("<i2").tobytes(), 8000))
+    return collector.events
+
+
+def run_stt_over_the_bot(audio: np.ndarray, whisper: TinyWhisper) -> list[tuple[str, str, Any]]:
+    """``run_stt`` with the bot speaking from the start (as the output transport says, upstream),
+    fed at the line's pace: a peek happens as the caller speaks."""
+    collector = Collector()
+    stt = TinyWhisperSTTService(whisper=whisper)
+    pipeline = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    raw = audio.astype("<i2").tobytes()
+    frames: list[Frame] = [BotStartedSpeakingFrame()]
+    frames += [InputAudioRawFrame(raw[i : i + 320], 8000, 1) for i in range(0, len(raw), 320)]
+    asyncio.run(feed_frames(pipeline, frames, 8000, pace_s=0.02))
     return collector.events
 
 
@@ -274,3 +296,18 @@ def test_the_voice_ends_at_its_last_loud_stretch_above_the_lines_noise() -> None
     samples[: len(tone)] += tone
     assert voiced_end_s(samples) == pytest.approx(0.5, abs=0.021)
     assert voiced_end_s(np.zeros(10, np.float32)) == 0.0
+
+
+def test_speech_over_the_bot_is_read_as_it_goes_on_and_only_the_barge_in_gets_the_peeks(
+    hibari_backend: Backend, counting_whisper: CountingWhisper
+) -> None:
+    """ "Okay, sure." said while the bot speaks: peeks (the words so far, each with its ``Heard``)
+    come while the caller is still speaking, before the final; the final is the whole utterance.
+    The same words while the bot is silent bring no peek."""
+    said = np.concatenate([quiet(0.5), on_the_line(hibari_backend, "Okay, sure."), quiet(0.8)])
+    events = run_stt_over_the_bot(said, counting_whisper)
+    kinds = [kind for kind, _, _ in events]
+    assert "peek" in kinds and kinds.index("peek") < kinds.index("final"), events
+    assert all(isinstance(result, Heard) for kind, _, result in events if kind == "peek")
+    assert [text for kind, text, _ in events if kind == "final"] == ["okay sure"]
+    assert "peek" not in [kind for kind, _, _ in run_stt(said, counting_whisper)]

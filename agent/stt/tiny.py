@@ -14,6 +14,14 @@ they went on, the whole utterance is transcribed again. A phrase longer than whi
 keeps its last 26 s. The service reads the input as it came (the streaming resampler would hold
 back the last word's end), and resamples the phrase in one piece for each transcription.
 
+Speech that begins while the bot speaks (a backchannel, or a barge-in) is read as it goes on as
+well: ``PEEK_FIRST_S`` after the VAD's start (about 0.3 s into the speech) and every
+``PEEK_EVERY_S`` after, until ``PEEK_UNTIL_S``, whisper transcribes the speech so far and the
+words go out as a ``frames.PeekTranscriptionFrame`` (empty where it found none: a hum), which only
+the barge-in reads: "Mm hmm." is talked through before it ends instead of 140 ms after. A peek
+never runs beside another transcription of the same utterance (one worker thread); the one at
+a pause comes first.
+
 The English model and the rest (the VAD's segments, pre-roll, 16 kHz, the worker thread, the
 silence check) are as ``agent.stt.utterance.UtteranceSTTService`` says; ``agent.stt.tiny_model``
 says why tiny.en, how it is run on short phrases, and what its probabilities mean. Every
@@ -25,14 +33,22 @@ the service, cancelled with it. The audio of the open utterance is held until it
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 from loguru import logger
-from pipecat.frames.frames import Frame, InterimTranscriptionFrame
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    Frame,
+    InterimTranscriptionFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.settings import STTSettings
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
+from agent.stt.frames import PeekTranscriptionFrame
 from agent.stt.tiny_model import PAD_S, SAMPLE_RATE, WINDOW_S, TinyWhisper
 from agent.stt.utterance import DEFAULT_PREROLL_S, Audio, UtteranceSTTService
 from agent.turn_taking.confidence import Heard
@@ -44,6 +60,15 @@ from tts_service.engine.resample import resample_pcm16
 MAX_UTTERANCE_S = WINDOW_S - PAD_S
 #: a transcription takes this long at the 99th percentile on one core (``benchmarks/stt_bench.py``)
 TTFS_P99_S = 0.15
+#: speech over the bot is first read this long after the VAD's start (which is 0.15-0.2 s into
+#: it; the bot went quiet then, and a backchannel must have it back within 0.3 s), then every
+#: ``PEEK_EVERY_S`` until ``PEEK_UNTIL_S``: past that, its length makes it a turn
+PEEK_FIRST_S = 0.12
+PEEK_EVERY_S = 0.15
+PEEK_UNTIL_S = 1.0
+#: a peek reads this much from before the VAD's start: the speech it took to confirm (0.1 s of
+#: voice, 0.15-0.2 s in all) and a little quiet before it
+PEEK_ONSET_S = 0.3
 
 
 class TinyWhisperSTTService(UtteranceSTTService):
@@ -69,12 +94,30 @@ class TinyWhisperSTTService(UtteranceSTTService):
         self._rate = SAMPLE_RATE
         #: the transcription of the utterance up to a pause, while nothing was said after it
         self._at_pause: asyncio.Task[Heard] | None = None
+        #: the bot is speaking (the output transport's frames, on their way upstream)
+        self._bot_speaking = False
+        #: the open utterance's audio since the VAD's start, and when it is next peeked at (None:
+        #: it began while the bot was silent, or it is past ``PEEK_UNTIL_S``)
+        self._since_start_s = 0.0
+        self._next_peek_s: float | None = None
+        self._peeking: asyncio.Task[None] | None = None
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        if isinstance(frame, BotStartedSpeakingFrame):
+            self._bot_speaking = True
+        elif isinstance(frame, BotStoppedSpeakingFrame):
+            self._bot_speaking = False
+        await super().process_frame(frame, direction)
 
     async def _closing(self) -> None:
         await self._drop_pause_transcription()
+        await self._drop_peek()
 
     async def _utterance_began(self, preroll: Audio) -> None:
         await self._drop_pause_transcription()
+        await self._drop_peek()
+        self._since_start_s = 0.0
+        self._next_peek_s = PEEK_FIRST_S if self._bot_speaking else None
         self._pauses.speech_started()
         self._audio = bytearray()
         self._rate = preroll.rate
@@ -90,9 +133,39 @@ class TinyWhisperSTTService(UtteranceSTTService):
             self._at_pause = self.create_task(heard_so_far, "whisper-at-pause")
         elif isinstance(event, SpeechResumed):
             await self._drop_pause_transcription()  # its words are no longer the utterance's
+        self._since_start_s += len(audio.raw) / 2 / self._rate
+        self._maybe_peek()
         return None
 
+    def _maybe_peek(self) -> None:
+        """Read the speech over the bot so far, when it is due and the worker is free of it."""
+        due = self._next_peek_s
+        busy = self._peeking is not None or self._at_pause is not None
+        if due is None or self._since_start_s < due or busy:
+            return
+        if self._since_start_s > PEEK_UNTIL_S:
+            self._next_peek_s = None
+            return
+        self._next_peek_s = self._since_start_s + PEEK_EVERY_S
+        # the speech since the VAD's start and the onset before it, not all the pre-roll's quiet
+        kept = int((self._since_start_s + PEEK_ONSET_S) * self._rate) * 2
+        self._peeking = self.create_task(self._peek(bytes(self._audio[-kept:])), "whisper-peek")
+
+    async def _peek(self, audio: bytes) -> None:
+        heard = await self._transcribe(audio, so_far=True)
+        self._peeking = None
+        frame = PeekTranscriptionFrame(heard.text, self._user_id, time_now_iso8601(), Language.EN)
+        frame.result = heard
+        await self.push_frame(frame)
+
+    async def _drop_peek(self) -> None:
+        task, self._peeking = self._peeking, None
+        self._next_peek_s = None
+        if task is not None:
+            await self.cancel_task(task)
+
     async def _utterance_ended(self) -> tuple[str, Heard | None]:
+        await self._drop_peek()
         task, self._at_pause = self._at_pause, None
         heard = await task if task is not None else await self._transcribe(bytes(self._audio))
         self._audio = bytearray()
@@ -100,6 +173,7 @@ class TinyWhisperSTTService(UtteranceSTTService):
 
     async def _utterance_dropped(self) -> None:
         await self._drop_pause_transcription()
+        await self._drop_peek()
         self._audio = bytearray()
 
     # -- transcribing -------------------------------------------------------------------------
@@ -113,9 +187,9 @@ class TinyWhisperSTTService(UtteranceSTTService):
             await self.push_frame(frame)
         return heard
 
-    async def _transcribe(self, audio: bytes) -> Heard:
+    async def _transcribe(self, audio: bytes, *, so_far: bool = False) -> Heard:
         samples = pcm16_to_float(resample_pcm16(audio, self._rate, SAMPLE_RATE))
-        return await self._on_worker(self._whisper.transcribe, samples)
+        return await self._on_worker(functools.partial(self._whisper.transcribe, samples, so_far=so_far))
 
     async def _drop_pause_transcription(self) -> None:
         task, self._at_pause = self._at_pause, None

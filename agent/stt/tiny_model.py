@@ -72,6 +72,9 @@ WINDOW_S = 30.0
 #: sentence was cut before its closing mark, which ``Heard.ends`` reads)
 TOKENS_PER_S = 6.0
 TOKENS_EXTRA = 12
+#: the tokens read of a phrase still going on (``transcribe(so_far=True)``): its first words,
+#: which are all a barge-in's verdict reads
+SO_FAR_TOKENS = 6
 #: a phrase whose no-speech probability is at least this, with its words this unsure on average,
 #: is a noise: no words (whisper writes "Thank you." for a cough)
 NO_SPEECH = 0.6
@@ -137,8 +140,12 @@ class TinyWhisper:
         #: the tokens that end a sentence (".", "?", "!", with a closing quote or a space before)
         self._sentence_ends = self._ending_tokens()
 
-    def transcribe(self, samples: np.ndarray) -> Heard:
-        """The words of one phrase (float32 samples at 16 kHz), each with its probability."""
+    def transcribe(self, samples: np.ndarray, *, so_far: bool = False) -> Heard:
+        """The words of one phrase (float32 samples at 16 kHz), each with its probability.
+
+        ``so_far``: the phrase is still going on (a peek at speech over the bot): only its first
+        ``SO_FAR_TOKENS`` tokens, and no word timings (nothing is known yet of where it ends, so
+        ``unheard_s`` is None); about 15 ms quicker."""
         samples = np.asarray(samples, np.float32)[-int(WINDOW_S * SAMPLE_RATE - PAD_S * SAMPLE_RATE) :]
         duration_s = len(samples) / SAMPLE_RATE
         if not len(samples):
@@ -152,7 +159,8 @@ class TinyWhisper:
             encoded,
             [self._prompt],
             beam_size=1,
-            max_length=len(self._prompt) + math.ceil(duration_s * TOKENS_PER_S) + TOKENS_EXTRA,
+            max_length=len(self._prompt)
+            + (SO_FAR_TOKENS if so_far else math.ceil(duration_s * TOKENS_PER_S) + TOKENS_EXTRA),
             return_logits_vocab=True,
             return_no_speech_prob=True,
             suppress_blank=True,
@@ -164,6 +172,8 @@ class TinyWhisper:
         heard, starts = self._heard(tokens, logits, duration_s)
         if result.no_speech_prob >= NO_SPEECH and heard.mean_confidence < NOISE_MEAN_PROBABILITY:
             return Heard.of((), duration_s=duration_s, fluent=True)
+        if so_far:
+            return heard
         spans = self._word_spans(samples, heard, encoded)
         if not spans:
             return heard

@@ -3,6 +3,7 @@
     barge = BargeIn()
     barge.bot_started(now)
     acts = barge.speech_started(now)             # [PauseBot()]: silent within one frame
+    acts = barge.peek("mm", now, heard)          # [DuckBot()]: no turn so far: on, quietly
     acts = barge.words("yeah", now, final=True)  # [DuckBot()]: a backchannel's words: on, quietly
     acts = barge.speech_stopped(now)             # []: the caller may go on
     acts = barge.tick(now + 0.3)                 # [ResumeBot(dropped="yeah")]: at full level
@@ -51,6 +52,21 @@ VAD's stop, not at the stop, since "Actually, ..." and "Hold on, ..." pause afte
 word, and a bot that resumed in that pause talked over the rest of the sentence. With no words
 ``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O:
 the caller calls ``tick`` at ``next_deadline_s()``.
+
+A backchannel is talked through before it ends where the recognizer can read speech as it goes on
+(``peek``: whisper on the speech so far, every 150 ms from about 0.3 s in, while the caller speaks
+over the bot): "Mm hmm." is 0.5-0.7 s long, so waiting for its words at the pause leaves the
+caller 0.4-0.6 s of silence. A peek ducks the answer unless the words so far already open a turn
+(``opens_turn``): a stop word, a word the recognizer trusts that no backchannel has ("would" of "I
+would ...", "do" of "When do ..."), or a first word it gives ``first_word_trust`` or more that
+opens no backchannel ("Sorry", "Actually"). A hum the recognizer cannot spell, a guess at low
+confidence or a backchannel's words duck. A ducked answer pauses again the moment a peek finds a
+turn ("Yeah, can you also ..."), and nothing ducks it again before the verdict; or once the speech
+outlasts ``backchannel_max_s`` with words that are not all a backchannel's; while peeks come, the
+caller's level heard again after a pause ("Okay, ... sure") leaves the answer ducked: the next
+peek decides. Whisper tiny reads 86 % of backchannels as none (43 of 50 in two voices) and 86 % of
+barge-ins as a turn (43 of 50) at 0.35 s of speech; a barge-in read wrong is talked over, quietly,
+until the next peek.
 """
 
 from __future__ import annotations
@@ -110,6 +126,7 @@ class BargeIn:
         turn_min_words: int = 3,
         resume_quiet_s: float = 0.3,
         trust: float = TRUST,
+        first_word_trust: float = 0.2,
     ) -> None:
         if min(no_words_s, max_pause_s, backchannel_max_s, resume_quiet_s) <= 0 or turn_min_words < 1:
             raise ValueError("the waits, backchannel_max_s and turn_min_words must be positive")
@@ -124,6 +141,11 @@ class BargeIn:
         self._turn_min_words = turn_min_words
         self._resume_quiet_s = resume_quiet_s
         self._trust = trust
+        #: a peek's first word at this posterior or more is what the caller began with
+        self._first_word_trust = first_word_trust
+        #: every word of the backchannels ("i" and "see" of "i see"): a peek's words so far may
+        #: be the start of one
+        self._backchannel_words = frozenset(w for phrase in self._backchannels for w in words_of(phrase))
         self._speaking_since_s: float | None = None
         self._stretch_s = 0.0  # the last stretch of speech, VAD start to stop
         self._bot_speaking = False
@@ -132,6 +154,13 @@ class BargeIn:
         self._ducked = False
         self._quiet_since_s: float | None = None
         self._heard: list[str] = []
+        #: peeks came during this pause: the recognizer reads the speech as it goes on
+        self._peeked = False
+        #: the last peek's words are all a backchannel's ("okay sure")
+        self._peeked_backchannel = False
+        #: a peek found a turn: nothing ducks the answer again until the verdict (the words of a
+        #: sentence read at its comma, "actually" at 0.1, are no backchannel's)
+        self._turn_peeked = False
         #: pauses taken back (the bot resumed) and confirmed, for metrics
         self.resumed = 0
         self.interrupted = 0
@@ -152,6 +181,9 @@ class BargeIn:
         if self._quiet_since_s is not None:
             wait = self._resume_quiet_s if self._heard else self._no_words_s
             due = min(due, self._quiet_since_s + wait)
+        if self._outlasting():
+            assert self._speaking_since_s is not None
+            due = min(due, self._speaking_since_s + self._backchannel_max_s)
         return due
 
     # -- the bot ------------------------------------------------------------------------------
@@ -177,12 +209,14 @@ class BargeIn:
         self._paused_at_s = now
         self._quiet_since_s = None
         self._heard = []
+        self._peeked = self._peeked_backchannel = self._turn_peeked = False
         return [PauseBot()]
 
     def speech_resumed(self, now: float) -> list[BargeInAction]:
         """The caller's level says they speak again (before the VAD would): a ducked answer
-        pauses again; the verdict waits for what they say."""
-        if not self._ducked:
+        pauses again; the verdict waits for what they say. Where peeks come, it stays ducked: the
+        next peek (or the speech's length) decides."""
+        if not self._ducked or self._peeked:
             return []
         self._ducked = False
         return [PauseBot()]
@@ -228,11 +262,51 @@ class BargeIn:
             return self._end([Interrupt(text.strip())], interrupted=True)
         return []
 
+    def peek(self, text: str, now: float, heard: Heard) -> list[BargeInAction]:
+        """The recognizer's words (``heard``) for the speech over the paused bot so far, while it
+        goes on: duck the answer unless they open a turn; pause a ducked one again if they do."""
+        if self._paused_at_s is None:
+            return []
+        self._peeked = True
+        said = words_of(text)
+        self._peeked_backchannel = bool(said) and not interrupts(text, self._backchannels, self._stop_words)
+        since = self._speaking_since_s
+        long = since is not None and now - since > self._backchannel_max_s
+        if long or self.opens_turn(heard):
+            self._turn_peeked = True
+            return self._unduck()
+        return self._duck()
+
+    def opens_turn(self, heard: Heard) -> bool:
+        """Whether the words so far of speech still going on already make it a turn: a stop word
+        (at half the trust), a trusted word no backchannel has, or a first word that opens no
+        backchannel at ``first_word_trust`` or more. A hum read as nothing, a low guess or a
+        backchannel's words so far do not."""
+        words = [(w, p) for spelled, p in heard.words for w in words_of(spelled)]
+        for word, p in words:
+            if word in self._stop_words and p >= self._trust / 2:
+                return True
+            if word not in self._backchannel_words and p >= self._trust:
+                return True
+        if not words:
+            return False
+        first, p = words[0]
+        return first not in self._backchannel_words and p >= self._first_word_trust
+
     def tick(self, now: float) -> list[BargeInAction]:
         due = self.next_deadline_s()
         if due is None or now < due:
             return []
+        since = self._speaking_since_s
+        if self._outlasting() and since is not None and now >= since + self._backchannel_max_s:
+            return self._unduck()  # longer than a backchannel, and not all its words: a turn
         return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+
+    def _outlasting(self) -> bool:
+        """A ducked answer over speech that peeks follow, whose words are not all a backchannel's:
+        it pauses once the speech outlasts ``backchannel_max_s``."""
+        peeked = self._peeked and not self._peeked_backchannel
+        return self._ducked and peeked and self._speaking_since_s is not None
 
     def _listening(self, said: list[str], heard: Heard | None, takes_turn: bool, long: bool) -> bool:
         """Words to talk through: short speech, and a backchannel's words, or one or two words the
@@ -244,16 +318,23 @@ class BargeIn:
         return not takes_turn or (guessed and not any(w in self._stop_words for w in said))
 
     def _duck(self) -> list[BargeInAction]:
-        if self._ducked:
+        if self._ducked or self._turn_peeked:
             return []
         self._ducked = True
         return [DuckBot()]
+
+    def _unduck(self) -> list[BargeInAction]:
+        if not self._ducked:
+            return []
+        self._ducked = False
+        return [PauseBot()]
 
     def _end(self, acts: list[BargeInAction], *, interrupted: bool) -> list[BargeInAction]:
         self._paused_at_s = None
         self._ducked = False
         self._quiet_since_s = None
         self._heard = []
+        self._peeked = self._peeked_backchannel = self._turn_peeked = False
         if interrupted:
             self.interrupted += 1
             self._bot_speaking = False

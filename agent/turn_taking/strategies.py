@@ -12,10 +12,12 @@
 * ``TakeBackStartStrategy`` (``barge_in.BargeIn``): speech over the bot pushes a
   ``BotOutputPauseFrame`` (the TTS and the output transport go silent at once, keeping the rest);
   real words start the caller's turn (Pipecat's interruption: the heard words stay in the
-  context); a backchannel's words push a ``BotOutputDuckFrame`` at once (the answer goes on,
+  context); a backchannel's words, or the words so far of speech over the bot that open no turn
+  (``PeekTranscriptionFrame``), push a ``BotOutputDuckFrame`` at once (the answer goes on,
   quieter) and, once the caller stays quiet, a ``BotOutputResumeFrame`` (full level; a noise's
-  too), dropping its transcript; the caller's level heard again pauses a ducked answer.
-  Speech while the bot is silent starts an ordinary turn.
+  too), dropping its transcript; the caller's level heard again pauses a ducked answer (unless
+  peeks follow the speech: the next one decides). Speech while the bot is silent starts an
+  ordinary turn.
 * ``SmartTurnStopStrategy`` (``end_of_turn.EndOfTurn`` with ``policy.TurnEndPolicy``): the
   caller's level (``pause.PauseDetector``) shows a pause some 60 ms in, before the VAD confirms
   it; then Smart Turn v3.2 (its model ships in the pipecat wheel; one ONNX session per process)
@@ -56,6 +58,7 @@ from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnSto
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.base_object import BaseObject
 
+from agent.stt.frames import PeekTranscriptionFrame
 from agent.turn_taking.barge_in import (
     BargeIn,
     BargeInAction,
@@ -209,6 +212,9 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
                 acts = self._barge.speech_started(now)
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             acts = self._barge.speech_stopped(now)
+        elif isinstance(frame, PeekTranscriptionFrame):
+            if (heard := confidence_of(frame.result)) is not None:
+                acts = self._barge.peek(frame.text, now, heard)
         elif isinstance(frame, InterimTranscriptionFrame):
             acts = self._barge.words(frame.text, now, final=False, heard=confidence_of(frame.result))
         elif isinstance(frame, TranscriptionFrame):
@@ -315,6 +321,8 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
             self._speaking = False
             await self._act(self._turn.speech_stopped(now, silence_began_s=now - frame.stop_secs))
             self._start_scoring()
+        elif isinstance(frame, PeekTranscriptionFrame):
+            pass  # speech still going on over the bot: the barge-in's, no pause to end a turn on
         elif isinstance(frame, InterimTranscriptionFrame):
             await self._act(self._turn.interim(frame.text, now, confidence_of(frame.result)))
         elif isinstance(frame, TranscriptionFrame):
