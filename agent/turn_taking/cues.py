@@ -119,6 +119,9 @@ BACKCHANNELS: tuple[str, ...] = (
     "of course",
     "perfect",
     "great",
+    # a listener's news-receipt and its agreement ("Oh, okay.", "Oh, I see.", "Sounds good.")
+    "oh",
+    "sounds good",
 )
 
 #: words that always interrupt the bot, backchannel or not

@@ -215,6 +215,9 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         elif isinstance(frame, PeekTranscriptionFrame):
             if (heard := confidence_of(frame.result)) is not None:
                 acts = self._barge.peek(frame.text, now, heard)
+                said = " ".join(f"{w} {p:.2f}" for w, p in heard.words)
+                verdict = "a turn" if self._barge.opens_turn(heard) else "no turn"
+                logger.debug(f"{self}: over the bot so far [{said}]: {verdict}")
         elif isinstance(frame, InterimTranscriptionFrame):
             acts = self._barge.words(frame.text, now, final=False, heard=confidence_of(frame.result))
         elif isinstance(frame, TranscriptionFrame):
