@@ -63,7 +63,7 @@ TTFS_P99_S = 0.15
 #: speech over the bot is first read this long after the VAD's start (which is 0.15-0.2 s into
 #: it; the bot went quiet then, and a backchannel must have it back within 0.3 s), then every
 #: ``PEEK_EVERY_S`` until ``PEEK_UNTIL_S``: past that, its length makes it a turn
-PEEK_FIRST_S = 0.1
+PEEK_FIRST_S = 0.12
 PEEK_EVERY_S = 0.15
 PEEK_UNTIL_S = 1.0
 #: a peek reads this much from before the VAD's start: the speech it took to confirm (0.1 s of
