@@ -314,7 +314,8 @@ def measure(caller: Caller, observer: TurnLatencyObserver) -> list[ActResult]:
         if act.kind in OVER_ANSWER:
             silent = _quiet_after(log, played, start_s, until_s=end_s)
             if act.kind == "barge" and silent is not None:
-                result.talked_over = silent != _quiet_after(log, played, start_s)
+                first = next((t for _, t in log.went_silent if t >= start_s), silent)
+                result.talked_over = any(first < t < silent for t in played)
                 result.barge_in_s = silent - start_s
                 clear = next((t for t in clears if t >= start_s), None)
                 result.clear_s = None if clear is None else clear - start_s
