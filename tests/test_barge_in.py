@@ -244,8 +244,8 @@ def peeked(*words: tuple[str, float]) -> Heard:
         (("i", 0.7),),  # the start of "I see."
         (("got", 0.3), ("it", 0.9)),
         (("uhhuh", 0.12),),
-        (("thank", 0.15), ("you", 0.92)),  # "Oh, okay." guessed, its first word below 0.2
-        (("love", 0.15),),
+        (("thank", 0.05), ("you", 0.97)),  # "Gotcha." guessed, its first word below 0.15
+        (("come", 0.08),),  # "Hmm." guessed
     ],
     ids=lambda words: " ".join(w for w, _ in words) or "nothing",
 )

@@ -64,9 +64,11 @@ confidence or a backchannel's words duck. A ducked answer pauses again the momen
 turn ("Yeah, can you also ..."), and nothing ducks it again before the verdict; or once the speech
 outlasts ``backchannel_max_s`` with words that are not all a backchannel's; while peeks come, the
 caller's level heard again after a pause ("Okay, ... sure") leaves the answer ducked: the next
-peek decides. Whisper tiny reads 86 % of backchannels as none (43 of 50 in two voices) and 86 % of
-barge-ins as a turn (43 of 50) at 0.35 s of speech; a barge-in read wrong is talked over, quietly,
-until the next peek.
+peek decides. Whisper tiny, 0.3 s into the speech, reads 80 % of backchannels as none (60 of 75
+in three voices) and 71 % of barge-ins as a turn (53 of 75; 41 of 50 but for hibari a fifth down,
+which it reads worst: ``benchmarks/peek_bench.py``); a barge-in read wrong is talked over,
+quietly, until the next peek, and a backchannel read wrong waits, silent, for its words at the
+pause.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ class BargeIn:
         turn_min_words: int = 3,
         resume_quiet_s: float = 0.3,
         trust: float = TRUST,
-        first_word_trust: float = 0.2,
+        first_word_trust: float = 0.15,
     ) -> None:
         if min(no_words_s, max_pause_s, backchannel_max_s, resume_quiet_s) <= 0 or turn_min_words < 1:
             raise ValueError("the waits, backchannel_max_s and turn_min_words must be positive")
@@ -141,7 +143,10 @@ class BargeIn:
         self._turn_min_words = turn_min_words
         self._resume_quiet_s = resume_quiet_s
         self._trust = trust
-        #: a peek's first word at this posterior or more is what the caller began with
+        #: a peek's first word at this posterior or more is what the caller began with: a hum is
+        #: written as nothing or as a guess at 0.05-0.1; "Actually" cut short is "actual" at
+        #: 0.16-0.3 (``benchmarks/peek_bench.py``, 0.3 s in: 60 of 75 backchannels ducked and 53
+        #: of 75 barge-ins kept paused at 0.15; 62 and 47 at 0.2; 58 and 59 at 0.1)
         self._first_word_trust = first_word_trust
         #: every word of the backchannels ("i" and "see" of "i see"): a peek's words so far may
         #: be the start of one
