@@ -65,7 +65,7 @@ turn ("Yeah, can you also ..."), and nothing ducks it again before the verdict; 
 outlasts ``backchannel_max_s`` with words that are not all a backchannel's; while peeks come, the
 caller's level heard again after a pause ("Okay, ... sure") leaves the answer ducked: the next
 peek decides. Whisper tiny, 0.3 s into the speech, reads 80 % of backchannels as none (60 of 75
-in three voices) and 71 % of barge-ins as a turn (53 of 75; 41 of 50 but for hibari a fifth down,
+in three voices) and 71 % of barge-ins as a turn (53 of 75; 39 of 50 but for hibari a fifth down,
 which it reads worst: ``benchmarks/peek_bench.py``); a barge-in read wrong is talked over,
 quietly, until the next peek, and a backchannel read wrong waits, silent, for its words at the
 pause.
