@@ -19,14 +19,15 @@ from pipecat.processors.aggregators.llm_response_universal import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.sim import feed_frames
-from agent.stt.frames import PeekTranscriptionFrame
+from agent.stt.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.strategies import TurnTaking, TurnTakingConfig
 from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame
 
 
 class Seen(FrameProcessor):
-    """What the user aggregator pushed on: the bot's output frames, in order."""
+    """What the user aggregator pushed on: the bot's output frames downstream and the frames for
+    the recognizer upstream, each in order."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -34,7 +35,7 @@ class Seen(FrameProcessor):
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
-        if isinstance(frame, BotOutputPauseFrame | BotOutputDuckFrame):
+        if isinstance(frame, BotOutputPauseFrame | BotOutputDuckFrame | PeeksDoneFrame):
             self.frames.append(frame)
         await self.push_frame(frame, direction)
 
@@ -53,10 +54,10 @@ def over_the_bot(*frames: Frame) -> tuple[list[str], TurnTaking]:
     aggregators = LLMContextAggregatorPair(
         LLMContext(), user_params=LLMUserAggregatorParams(user_turn_strategies=taking.strategies())
     )
-    seen = Seen()
+    upstream, seen = Seen(), Seen()
     sent = [BotStartedSpeakingFrame(), VADUserStartedSpeakingFrame(), *frames]
-    asyncio.run(feed_frames([aggregators.user(), seen], sent, 8000, pace_s=0.05))
-    return [type(f).__name__ for f in seen.frames], taking
+    asyncio.run(feed_frames([upstream, aggregators.user(), seen], sent, 8000, pace_s=0.05))
+    return [type(f).__name__ for f in upstream.frames + seen.frames], taking
 
 
 def test_a_peek_that_opens_no_turn_ducks_the_paused_answer() -> None:
@@ -66,7 +67,9 @@ def test_a_peek_that_opens_no_turn_ducks_the_paused_answer() -> None:
     assert not taking.end_of_turn.awaiting_end  # a peek is no pause: nothing to end
 
 
-def test_a_peek_that_opens_a_turn_keeps_the_answer_paused() -> None:
-    pushed, taking = over_the_bot(peek(("sorry", 0.8)))
-    assert pushed == ["BotOutputPauseFrame"]
+def test_a_peek_that_opens_a_turn_keeps_the_answer_paused_and_stops_the_peeks_once() -> None:
+    """The recognizer is told, upstream and once, that more peeks would change nothing."""
+    pushed, taking = over_the_bot(peek(("sorry", 0.8)), peek(("sorry", 0.8), ("i", 0.9)))
+    assert pushed == ["PeeksDoneFrame", "BotOutputPauseFrame"]
     assert taking.barge_in.paused and not taking.barge_in.ducked
+    assert taking.barge_in.turn_peeked

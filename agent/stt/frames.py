@@ -7,16 +7,23 @@
 the audio so far (``agent.stt.tiny``: whisper every 150 ms while the caller speaks over it). Only
 the barge-in reads it, to talk a backchannel through before it ends; the turn's end never does,
 since it is no pause. It is an ``InterimTranscriptionFrame``, so whatever handles interims
-(Pipecat's user aggregator, which consumes them) handles it too.
+(Pipecat's user aggregator, which consumes them) handles it too. ``PeeksDoneFrame``: the barge-in
+found a turn, so the peeks stop.
 """
 
 from __future__ import annotations
 
-from pipecat.frames.frames import InterimTranscriptionFrame
+from pipecat.frames.frames import InterimTranscriptionFrame, SystemFrame
 
 
 class PeekTranscriptionFrame(InterimTranscriptionFrame):
     """Words of speech over the bot that goes on: only the barge-in reads them."""
 
 
-__all__ = ["PeekTranscriptionFrame"]
+class PeeksDoneFrame(SystemFrame):
+    """Upstream, from the barge-in: the speech over the bot is a turn, whatever comes next; the
+    recognizer stops peeking at it (a peek on the worker thread would hold up the transcription
+    at the caller's pause, and so the answer)."""
+
+
+__all__ = ["PeekTranscriptionFrame", "PeeksDoneFrame"]

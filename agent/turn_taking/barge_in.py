@@ -179,6 +179,11 @@ class BargeIn:
     def ducked(self) -> bool:
         return self._ducked
 
+    @property
+    def turn_peeked(self) -> bool:
+        """A peek found a turn in the speech over the bot: later peeks change nothing."""
+        return self._turn_peeked
+
     def next_deadline_s(self) -> float | None:
         if self._paused_at_s is None:
             return None

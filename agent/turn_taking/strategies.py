@@ -51,14 +51,14 @@ from pipecat.frames.frames import (
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.metrics.metrics import TurnMetricsData
-from pipecat.processors.frame_processor import FrameProcessorSetup
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessorSetup
 from pipecat.turns.types import ProcessFrameResult, UserTurnSpeculation
 from pipecat.turns.user_start.base_user_turn_start_strategy import BaseUserTurnStartStrategy
 from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnStopStrategy
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.base_object import BaseObject
 
-from agent.stt.frames import PeekTranscriptionFrame
+from agent.stt.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.barge_in import (
     BargeIn,
     BargeInAction,
@@ -214,7 +214,10 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
             acts = self._barge.speech_stopped(now)
         elif isinstance(frame, PeekTranscriptionFrame):
             if (heard := confidence_of(frame.result)) is not None:
+                was_turn = self._barge.turn_peeked
                 acts = self._barge.peek(frame.text, now, heard)
+                if self._barge.turn_peeked and not was_turn:
+                    await self.push_frame(PeeksDoneFrame(), FrameDirection.UPSTREAM)
                 said = " ".join(f"{w} {p:.2f}" for w, p in heard.words)
                 verdict = "a turn" if self._barge.opens_turn(heard) else "no turn"
                 logger.debug(f"{self}: over the bot so far [{said}]: {verdict}")
