@@ -24,7 +24,6 @@ from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.sim import feed_audio, feed_frames
-from agent.stt.frames import PeekTranscriptionFrame
 from agent.stt.sphinx_decoders import normalize_phrase
 from agent.stt.tiny import TinyWhisperSTTService
 from agent.stt.tiny_model import (
@@ -37,6 +36,7 @@ from agent.stt.tiny_model import (
     voiced_end_s,
 )
 from agent.turn_taking.confidence import Heard
+from agent.turn_taking.frames import PeekTranscriptionFrame
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.vad import silero_vad
 from tts_service import g711

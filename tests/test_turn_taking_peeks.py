@@ -19,8 +19,8 @@ from pipecat.processors.aggregators.llm_response_universal import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.sim import feed_frames
-from agent.stt.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.confidence import Heard
+from agent.turn_taking.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.strategies import TurnTaking, TurnTakingConfig
 from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame
 

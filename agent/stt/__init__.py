@@ -1,12 +1,12 @@
 """Speech recognition for the voice agent: offline recognizers as Pipecat STT services.
 
-``choice`` (which recognizer a call gets: ``--stt`` and its fallbacks), ``frames`` (the words of
-speech over the bot read as it goes on), ``utterance`` (what the offline recognizers share: one
-utterance per VAD segment, the pre-roll, 16 kHz, the worker thread, the silence check), ``tiny`` and
-``tiny_model`` (whisper tiny.en, the default: the service and the model, its words' probabilities
-and the odds of an unfinished ending), ``sphinx`` and ``sphinx_decoders`` (pocketsphinx: the
-service, and its decoders built, settled, restarted and pooled), ``shared_whisper`` (Pipecat's local
-Whisper with one model per process).
+``choice`` (which recognizer a call gets: ``--stt`` and its fallbacks), ``utterance`` (what the
+offline recognizers share: one utterance per VAD segment, the pre-roll, 16 kHz, the worker thread,
+the silence check), ``tiny`` and ``tiny_model`` (whisper tiny.en, the default: the service, which
+also reads speech over the bot as it goes on, and the model, its words' probabilities and the odds
+of an unfinished ending), ``sphinx`` and ``sphinx_decoders`` (pocketsphinx: the service, and its
+decoders built, settled, restarted and pooled), ``shared_whisper`` (Pipecat's local Whisper with one
+model per process).
 
 ``agent.stt`` was the pocketsphinx module before this folder: its names still import from here, with
 a ``DeprecationWarning`` (import them from ``agent.stt.sphinx``).

@@ -17,10 +17,10 @@ back the last word's end), and resamples the phrase in one piece for each transc
 Speech that begins while the bot speaks (a backchannel, or a barge-in) is read as it goes on as
 well: ``PEEK_FIRST_S`` after the VAD's start (about 0.3 s into the speech) and every
 ``PEEK_EVERY_S`` after, until ``PEEK_UNTIL_S``, whisper transcribes the speech so far and the words
-go out as a ``frames.PeekTranscriptionFrame`` (empty where it found none: a hum), which only the
-barge-in reads (it sends ``frames.PeeksDoneFrame`` back once they make a turn): "Mm hmm." is talked
-through before it ends instead of 140 ms after. A peek never runs beside another transcription of
-the same utterance (one worker thread); the one at a pause comes first.
+go out as a ``agent.turn_taking.frames.PeekTranscriptionFrame`` (empty where it found none: a hum),
+which only the barge-in reads (it sends ``PeeksDoneFrame`` back once they make a turn): "Mm hmm."
+is talked through before it ends instead of 140 ms after. A peek never runs beside another
+transcription of the same utterance (one worker thread); the one at a pause comes first.
 
 The English model and the rest (the VAD's segments, pre-roll, 16 kHz, the worker thread, the
 silence check) are as ``agent.stt.utterance.UtteranceSTTService`` says; ``agent.stt.tiny_model``
@@ -48,10 +48,10 @@ from pipecat.services.settings import STTSettings
 from pipecat.transcriptions.language import Language
 from pipecat.utils.time import time_now_iso8601
 
-from agent.stt.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.stt.tiny_model import PAD_S, SAMPLE_RATE, WINDOW_S, TinyWhisper
 from agent.stt.utterance import DEFAULT_PREROLL_S, Audio, UtteranceSTTService
 from agent.turn_taking.confidence import Heard
+from agent.turn_taking.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseEvent, PauseSettings, SpeechResumed
 from tts_service.dsp import pcm16_to_float
 from tts_service.engine.resample import resample_pcm16

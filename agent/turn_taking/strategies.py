@@ -58,7 +58,6 @@ from pipecat.turns.user_stop.base_user_turn_stop_strategy import BaseUserTurnSto
 from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.utils.base_object import BaseObject
 
-from agent.stt.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.barge_in import (
     BargeIn,
     BargeInAction,
@@ -70,6 +69,7 @@ from agent.turn_taking.barge_in import (
 )
 from agent.turn_taking.confidence import confidence_of
 from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, EndOfTurnAction, Speculate
+from agent.turn_taking.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
 from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats

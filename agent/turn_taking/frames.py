@@ -1,4 +1,4 @@
-"""The frames the agent's recognizers push besides Pipecat's own.
+"""The frames between the agent's recognizer and its barge-in, besides Pipecat's own.
 
     frame = PeekTranscriptionFrame("yeah", user_id, time_now_iso8601(), Language.EN)
     frame.result = heard            # agent.turn_taking.confidence.Heard: how far to trust it
