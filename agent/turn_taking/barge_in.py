@@ -191,9 +191,8 @@ class BargeIn:
         if self._quiet_since_s is not None:
             wait = self._resume_quiet_s if self._heard else self._no_words_s
             due = min(due, self._quiet_since_s + wait)
-        if self._outlasting():
-            assert self._speaking_since_s is not None
-            due = min(due, self._speaking_since_s + self._backchannel_max_s)
+        if (outlasted := self._outlasted_at_s()) is not None:
+            due = min(due, outlasted)
         return due
 
     # -- the bot ------------------------------------------------------------------------------
@@ -226,10 +225,7 @@ class BargeIn:
         """The caller's level says they speak again (before the VAD would): a ducked answer
         pauses again; the verdict waits for what they say. Where peeks come, it stays ducked: the
         next peek (or the speech's length) decides."""
-        if not self._ducked or self._peeked:
-            return []
-        self._ducked = False
-        return [PauseBot()]
+        return [] if self._peeked else self._unduck()
 
     def speech_stopped(self, now: float) -> list[BargeInAction]:
         if self._speaking_since_s is not None:
@@ -307,16 +303,18 @@ class BargeIn:
         due = self.next_deadline_s()
         if due is None or now < due:
             return []
-        since = self._speaking_since_s
-        if self._outlasting() and since is not None and now >= since + self._backchannel_max_s:
+        outlasted = self._outlasted_at_s()
+        if outlasted is not None and now >= outlasted:
             return self._unduck()  # longer than a backchannel, and not all its words: a turn
         return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
 
-    def _outlasting(self) -> bool:
-        """A ducked answer over speech that peeks follow, whose words are not all a backchannel's:
-        it pauses once the speech outlasts ``backchannel_max_s``."""
-        peeked = self._peeked and not self._peeked_backchannel
-        return self._ducked and peeked and self._speaking_since_s is not None
+    def _outlasted_at_s(self) -> float | None:
+        """When a ducked answer over speech that peeks follow, whose words are not all a
+        backchannel's, pauses: once the speech outlasts ``backchannel_max_s`` (None: it does not)."""
+        since = self._speaking_since_s
+        if not self._ducked or not self._peeked or self._peeked_backchannel or since is None:
+            return None
+        return since + self._backchannel_max_s
 
     def _listening(self, said: list[str], heard: Heard | None, takes_turn: bool, long: bool) -> bool:
         """Words to talk through: short speech, and a backchannel's words, or one or two words the
