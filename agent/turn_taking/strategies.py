@@ -219,7 +219,7 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
                 if self._barge.turn_peeked and not was_turn:
                     await self.push_frame(PeeksDoneFrame(), FrameDirection.UPSTREAM)
                 said = " ".join(f"{w} {p:.2f}" for w, p in heard.words)
-                verdict = "a turn" if self._barge.opens_turn(heard) else "no turn"
+                verdict = "a turn" if self._barge.turn_peeked else "no turn so far"
                 logger.debug(f"{self}: over the bot so far [{said}]: {verdict}")
         elif isinstance(frame, InterimTranscriptionFrame):
             acts = self._barge.words(frame.text, now, final=False, heard=confidence_of(frame.result))
