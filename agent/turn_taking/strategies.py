@@ -385,6 +385,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
                 logger.debug(f"{self}: turn over ({self._turn.last_reason}); releasing the held answer")
                 await self.trigger_user_turn_finalized(confirms_speculation=True)
             elif isinstance(act, Answer):
+                logger.debug(f"{self}: turn over ({self._turn.last_reason}); answering [{act.text}]")
                 await self.trigger_user_turn_stopped()
         await self._timer.arm(self._turn.next_deadline_s(), self._tick)
 
