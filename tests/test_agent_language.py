@@ -121,7 +121,7 @@ def test_without_words_the_audio_and_the_silence_decide(text: str) -> None:
     policy = TurnEndPolicy()
     blind = dataclasses.replace(policy, words=False)
     assert blind.verdict(text, 0.9) == (policy.audio_gap_s, "audio")
-    assert blind.verdict(text, 0.1) == (policy.unsure_gap_s, "unsure")
+    assert blind.verdict(text, 0.1) == (policy.hesitation_gap_s, "hesitant")
     assert blind.verdict(text, None) == (policy.unsure_gap_s, "unsure")
     assert not blind.unfinished(text)
     assert blind.speculate_after_s(text) == pytest.approx(policy.audio_gap_s - policy.speculate_lead_s)

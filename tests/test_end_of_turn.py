@@ -86,14 +86,15 @@ def test_an_unfinished_phrase_is_answered_anyway_at_the_bound() -> None:
 
 
 def test_when_the_audio_model_is_unsure_the_bot_waits_longer() -> None:
-    """Complete words but p < threshold: the answer waits the unsure gap."""
+    """Complete words but p < threshold: the answer waits out a hesitation."""
     turn = EndOfTurn(POLICY)
     turn.opened(0.0)
     turn.transcript("and then we saw it", 1.0)
     turn.speech_stopped(1.1, silence_began_s=1.0)
     turn.smart_turn(0.2, 1.2)
     now, acts = run_until(turn, 1.2, 9.0)
-    assert acts == [Confirm("and then we saw it")] and now == 1.0 + POLICY.unsure_gap_s
+    assert acts == [Confirm("and then we saw it")] and now == 1.0 + POLICY.hesitation_gap_s
+    assert turn.last_reason == "hesitant"
 
 
 def test_a_failed_speculation_is_never_confirmed_the_turn_end_answers_afresh() -> None:
@@ -297,3 +298,57 @@ def test_words_at_the_pause_that_read_unfinished_drop_a_speculation_and_end_with
     turn.interim("we are looking for something", 2.2)  # no confidence: no action in a pause
     assert turn.pause_began(2.56, silence_began_s=2.5) == [Speculate("we are looking for something")]
     assert turn.interim("we are looking for something quiet", 2.6) == []
+
+
+def test_speech_with_no_words_after_the_last_transcript_holds_the_turn_to_the_bound() -> None:
+    """The VAD split "Is there a place | where" and the recognizer found no word in "where": the
+    turn's words stop before the caller did, so the pause is not answered as "complete"; the
+    caller's next words end it as usual."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.speech_started(0.0)
+    turn.transcript("is there a place", 1.1)
+    turn.speech_stopped(1.15, silence_began_s=1.0)
+    turn.speech_started(1.2)  # "where": no transcript comes for it
+    turn.speech_stopped(1.55, silence_began_s=1.45)
+    turn.smart_turn(0.98, 1.6)
+    _, acts = run_until(turn, 1.6, 1.45 + POLICY.unfinished_gap_s - 0.01)
+    assert not any(isinstance(a, Confirm | Answer) for a in acts)  # 0.9 s of hesitation: no answer
+    assert turn.speculating == "is there a place"  # held just before the bound, never released
+    assert turn.speech_started(2.35) == [Cancel()]
+    turn.transcript("we can park a large van", 3.6)
+    turn.speech_stopped(3.65, silence_began_s=3.55)
+    turn.smart_turn(0.97, 3.7)
+    now, acts = run_until(turn, 3.7, 9.0)
+    assert acts[-1] == Confirm("is there a place we can park a large van")
+    assert now == 3.55 + POLICY.complete_gap_s and turn.last_reason == "complete"
+
+
+def test_a_stretch_left_unread_is_answered_at_the_bound_and_says_why() -> None:
+    """Nothing follows the unread stretch: the bot answers the words it has at the bound."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.speech_started(0.0)
+    turn.transcript("i would like a table", 1.0)
+    turn.speech_started(1.3)  # a cough, say
+    turn.speech_stopped(1.6, silence_began_s=1.5)
+    turn.smart_turn(0.99, 1.7)
+    now, acts = run_until(turn, 1.7, 9.0)
+    assert acts[-1] == Confirm("i would like a table")
+    assert now == 1.5 + POLICY.unfinished_gap_s and turn.last_reason == "unread"
+
+
+def test_words_that_come_after_the_vads_stop_are_waited_for_and_answered_whole() -> None:
+    """An STT whose final transcript follows the VAD's stop: the turn does not end on the words
+    before it, and ends at the usual gap once they come."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.speech_started(0.0)
+    turn.transcript("hello", 0.6)
+    turn.speech_started(0.8)
+    turn.speech_stopped(2.0, silence_began_s=1.9)
+    turn.smart_turn(0.97, 2.05)
+    _, acts = run_until(turn, 2.05, 2.3)
+    assert not any(isinstance(a, Confirm | Answer) for a in acts)
+    acts = turn.transcript("what time do you open", 2.3)  # 0.4 s into the silence: past the gap
+    assert acts == [Answer("hello what time do you open")] and turn.last_reason == "complete"

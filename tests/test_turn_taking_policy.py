@@ -52,13 +52,17 @@ def test_backchannels_keep_the_bot_talking_and_stop_words_never_do() -> None:
 
 
 def test_the_words_overrule_the_audio_and_the_audio_only_ever_adds_wait() -> None:
-    """Unfinished words wait the bound even at p=0.99; a low p waits longer than a complete turn."""
+    """Unfinished words wait the bound even at p=0.99; a low p waits out a hesitation (longer than
+    while the model has not answered, shorter than the bound)."""
     p = TurnEndPolicy()
     assert p.verdict("I'd like a table for", 0.99) == (p.unfinished_gap_s, "unfinished")
     assert p.verdict("What time do you open", 0.97) == (p.complete_gap_s, "complete")
-    assert p.verdict("I need a table", 0.2) == (p.unsure_gap_s, "unsure")
+    assert p.verdict("I need a table", 0.2) == (p.hesitation_gap_s, "hesitant")
     assert p.verdict("I need a table", None) == (p.unsure_gap_s, "unsure")
-    assert p.complete_gap_s < p.question_gap_s < p.unsure_gap_s < p.unfinished_gap_s
+    assert p.complete_gap_s < p.question_gap_s < p.unsure_gap_s < p.hesitation_gap_s < p.unfinished_gap_s
+    assert p.hesitation_gap_s >= 1.0  # the callers' hesitations run 0.5-1.0 s
+    with pytest.raises(ValueError, match="hesitation"):
+        TurnEndPolicy(hesitation_gap_s=0.5)
 
 
 def test_a_whole_question_the_audio_doubts_waits_less_than_an_unsure_statement() -> None:
@@ -110,12 +114,14 @@ SURE = Heard.of([("what", 0.9), ("time", 0.8), ("do", 0.7), ("you", 0.9), ("open
 
 def test_words_the_recognizer_does_not_trust_leave_the_decision_to_the_audio() -> None:
     """Untrusted words: Smart Turn's "complete" answers after the audio gap, its doubt waits the
-    unsure gap; a whole question read from guessed words shortens nothing. Trusted words, or
+    hesitation gap (before it answers, the unsure gap); a whole question read from guessed words
+    shortens nothing. Trusted words, or
     none said (another STT's transcript), decide as the words always did."""
     policy = TurnEndPolicy()
     assert policy.verdict("what kind you open", 0.97, heard=GUESSED) == (policy.audio_gap_s, "audio")
-    assert policy.verdict("what kind you open", 0.2, heard=GUESSED) == (policy.unsure_gap_s, "unsure")
-    assert policy.verdict("what time do you open", 0.2, heard=GUESSED)[1] == "unsure"
+    assert policy.verdict("what kind you open", 0.2, heard=GUESSED) == (policy.hesitation_gap_s, "hesitant")
+    assert policy.verdict("what kind you open", None, heard=GUESSED) == (policy.unsure_gap_s, "unsure")
+    assert policy.verdict("what time do you open", 0.2, heard=GUESSED)[1] == "hesitant"
     assert policy.verdict("what time do you open", 0.97, heard=SURE) == (policy.complete_gap_s, "complete")
     assert policy.verdict("what time do you open", 0.2, heard=SURE)[1] == "question"
     assert policy.verdict("what time do you open", 0.97) == (policy.complete_gap_s, "complete")
@@ -215,3 +221,33 @@ def test_the_decoders_score_counts_only_where_it_heard_the_whole_turn() -> None:
     turn = "my husband and i will be arriving in about forty minutes"
     assert policy.verdict(turn, 0.99, heard=rest) == (policy.complete_gap_s, "complete")
     assert policy.verdict("about forty minutes", 0.99, heard=rest)[1] == "goes on"
+
+
+def test_speech_left_unread_after_the_words_waits_the_bound_in_any_language() -> None:
+    """Voice after the last transcript that no words came for: the words stop before the caller did."""
+    for p in (TurnEndPolicy(), TurnEndPolicy(words=False)):
+        assert p.verdict("What time do you open", 0.99, unread=True) == (p.unfinished_gap_s, "unread")
+        assert p.speculate_after_s("What time do you open", unread=True) == pytest.approx(
+            p.unfinished_gap_s - p.speculate_lead_s
+        )
+        assert p.verdict("What time do you open", 0.99)[1] != "unread"
+
+
+def test_an_unfinished_word_the_recognizer_guessed_and_ends_on_leaves_the_turn_to_the_audio() -> None:
+    """ "... something's about" ("about" at 0.40, a full stop at 0.68): a misheard end, not a caller
+    stopping on "about": the audio decides, after the unsure gap at least. A trusted "to", a
+    guess the decoder does not end on, and the recognizer's own odds for a word it did not write
+    still wait the bound."""
+    p = TurnEndPolicy()
+    text = "bring to what something's about"
+    misheard = Heard.of([*((w, 0.9) for w in text.split()[:-1]), ("about", 0.40)], ends=0.68)
+    assert p.verdict(text, 0.97, heard=misheard) == (p.unsure_gap_s, "guessed ending")
+    assert p.verdict(text, 0.2, heard=misheard) == (p.hesitation_gap_s, "guessed ending")
+    assert p.speculate_after_s(text, misheard) == pytest.approx(p.unsure_gap_s - p.speculate_lead_s)
+    stopped = Heard.of([*((w, 0.9) for w in text.split()[:-1]), ("about", 0.40)], ends=0.1)
+    assert p.verdict(text, 0.97, heard=stopped)[1] in ("goes on", "unfinished")
+    falling = Heard.of([("is", 0.9), ("it", 0.9), ("possible", 0.9), ("to", 0.95)], ends=0.96)
+    assert p.verdict("is it possible to", 0.97, heard=falling) == (p.unfinished_gap_s, "unfinished")
+    four = Heard.of([("a", 0.9), ("table", 0.9), ("four", 0.3)], ends=0.9, unfinished=0.6)
+    assert p.verdict("a table four", 0.97, heard=four) == (p.unfinished_gap_s, "unfinished")
+    assert p.verdict(text, 0.97) == (p.unfinished_gap_s, "unfinished")  # no odds given: the words

@@ -31,7 +31,11 @@ over if it was for other words. ``speech_resumed`` takes that pause back. ``spee
 lets a turn end; the silence counts from the earlier of the two starts, unless the level's start
 is more than ``EARLY_SLACK_S`` before the VAD's (then the VAD heard speech the level missed, and
 the VAD's start holds). Speech that resumes before the gap cancels everything pending and the
-turn goes on; the next pause starts over. The level hears the caller resume some 80 ms in, the VAD
+turn goes on; the next pause starts over. Speech the VAD heard after the last final transcript
+(``speech_started``) leaves the turn's words stale until a transcript comes: a stretch the
+recognizer found no words in (whisper on a phrase's last "where", split off by the VAD) or one an
+STT has not written yet holds the turn end to the policy's bound (``TurnEndPolicy``: "unread").
+The level hears the caller resume some 80 ms in, the VAD
 some 160 ms in: a resumption the level reports after the VAD's stop (``speech_resumed``) holds the
 turn end for up to ``RESUME_HOLD_S``, until the VAD confirms the speech (``speech_started``) or
 does not (a cough, a click: the pause goes on), so a caller who resumes just before the bound is
@@ -111,6 +115,8 @@ class EndOfTurn:
         self._failed = False
         #: speculations started in this turn (for metrics: each one is an LLM request)
         self.speculations = 0
+        #: the VAD heard speech after the last final transcript (its words have not come)
+        self._unread = False
         #: the cue that decided the last turn end ("complete", "unsure", "unfinished", ...)
         self.last_reason = ""
         #: this turn began by talking over the bot; the next one will (``over_the_bot``)
@@ -146,11 +152,16 @@ class EndOfTurn:
         if self._held_s is not None:
             return self._held_s + RESUME_HOLD_S
         gap = self.policy.gap_s(
-            self.text, self._probability, after_barge_in=self._after_barge_in, heard=self._heard
+            self.text,
+            self._probability,
+            after_barge_in=self._after_barge_in,
+            heard=self._heard,
+            unread=self._unread,
         )
         due = self._silence_began_s + gap
         if self._speculate and self._speculation is None:
-            due = min(due, self._silence_began_s + self.policy.speculate_after_s(self.text, self._heard))
+            lead = self.policy.speculate_after_s(self.text, self._heard, unread=self._unread)
+            due = min(due, self._silence_began_s + lead)
         return due
 
     # -- events -------------------------------------------------------------------------------
@@ -181,7 +192,9 @@ class EndOfTurn:
         return acts
 
     def speech_started(self, now: float) -> list[EndOfTurnAction]:
-        """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on."""
+        """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on, and its
+        words are stale until this speech's transcript comes."""
+        self._unread = True
         self._silence_began_s = self._early_s = self._held_s = None
         self._interim = ""
         self._interim_heard = None
@@ -231,7 +244,9 @@ class EndOfTurn:
         text = self.heard_so_far
         if not self._open or not self._speculate or self._speculation == text:
             return []
-        ready = now >= self._early_s + self.policy.speculate_after_s(text, self._interim_heard)
+        unread = self._unread and not self._interim  # no words yet for the stretch just spoken
+        lead = self.policy.speculate_after_s(text, self._interim_heard, unread=unread)
+        ready = now >= self._early_s + lead
         if len(words_of(text)) < EARLY_MIN_WORDS or not ready:
             stale = self._speculation is not None and self._interim_heard is not None
             return self._drop_speculation() if stale else []
@@ -253,6 +268,8 @@ class EndOfTurn:
         """A final transcript of one stretch of the caller's speech, with how far the recognizer
         trusts its words (``heard``; None: it did not say)."""
         text = text.strip()
+        if text:
+            self._unread = False
         if not self._open or not text:
             return []
         self._segments.append(text)
@@ -288,7 +305,11 @@ class EndOfTurn:
         began = self._silence_began_s
         text = self.text
         gap, reason = self.policy.verdict(
-            text, self._probability, after_barge_in=self._after_barge_in, heard=self._heard
+            text,
+            self._probability,
+            after_barge_in=self._after_barge_in,
+            heard=self._heard,
+            unread=self._unread,
         )
         # deadlines are compared as times (what next_deadline_s gave), never as recomputed spans
         if now >= began + gap:
@@ -304,7 +325,7 @@ class EndOfTurn:
         if (
             self._speculate
             and self._speculation is None
-            and now >= began + self.policy.speculate_after_s(text, self._heard)
+            and now >= began + self.policy.speculate_after_s(text, self._heard, unread=self._unread)
         ):
             acts += self._start_speculation(text)
         return acts
