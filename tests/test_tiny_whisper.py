@@ -30,6 +30,7 @@ from agent.stt.tiny_model import (
     SAMPLE_RATE,
     TinyWhisper,
     _cut_repeat,
+    _first_period,
     _with_audio,
     load_tiny_whisper,
     model_dir,
@@ -178,6 +179,18 @@ def test_whisper_repeating_a_phrase_into_the_silence_is_cut_at_its_first_sentenc
     assert _cut_repeat([" Okay", ",", " sure", "."]) == 4
     assert _cut_repeat([" Hello", ".", " Hello", ".", " Hello"]) == 2
     assert _cut_repeat([]) == 0
+
+
+def test_a_peek_read_over_and_over_keeps_its_first_reading() -> None:
+    """Whisper reads the silence after a fraction of a second of "Cool." as "cross" four times,
+    surer each time: the first reading (0.05) is the audio's; a phrase that only repeats a word
+    somewhere, or not from the start, is kept whole."""
+    assert _first_period((("cross", 0.05), ("cross", 0.3), ("cross", 0.86), ("cross", 0.9))) == 1
+    assert _first_period((("i", 0.87), ("think", 0.43), ("i", 0.37), ("think", 0.54))) == 2
+    assert _first_period((("i", 0.9), ("think", 0.6), ("i", 0.5), ("can", 0.7))) == 4
+    assert _first_period((("so", 0.4), ("i", 0.9), ("i", 0.9))) == 3
+    assert _first_period((("no", 0.9),)) == 1
+    assert _first_period(()) == 0
 
 
 def test_weights_that_are_not_the_pinned_ones_are_refused(tmp_path: Path) -> None:
