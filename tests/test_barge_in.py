@@ -246,6 +246,8 @@ def peeked(*words: tuple[str, float]) -> Heard:
         (("uhhuh", 0.12),),
         (("thank", 0.05), ("you", 0.97)),  # "Gotcha." guessed, its first word below 0.15
         (("come", 0.08),),  # "Hmm." guessed
+        (("sound", 0.6),),  # "Sounds good." read before its "s": a backchannel's word cut short
+        (("oh", 0.8), ("exact", 0.7)),  # "Oh, exactly."
     ],
     ids=lambda words: " ".join(w for w, _ in words) or "nothing",
 )
@@ -267,6 +269,8 @@ def test_a_peek_that_opens_no_turn_talks_the_speech_through_at_once(
         (("i", 0.7), ("would", 0.95)),  # a trusted word no backchannel has
         (("actually", 0.25),),  # a first word that opens no backchannel, above first_word_trust
         (("wendy", 0.69),),  # "When do" misheard, but heard as a word
+        (("sound", 0.6), ("like", 0.6)),  # only the last word may be cut short
+        (("yo", 0.6),),  # two letters begin too many words to count ("you")
     ],
     ids=lambda words: " ".join(w for w, _ in words),
 )
