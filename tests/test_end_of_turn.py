@@ -300,16 +300,22 @@ def test_words_at_the_pause_that_read_unfinished_drop_a_speculation_and_end_with
     assert turn.interim("we are looking for something quiet", 2.6) == []
 
 
+def words_then_speech(words: str, said_s: float, again_s: float) -> EndOfTurn:
+    """A turn whose caller said ``words`` (their transcript at ``said_s``), then spoke again at
+    ``again_s``: the VAD heard speech no transcript has come for yet."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.speech_started(0.0)
+    turn.transcript(words, said_s)
+    turn.speech_started(again_s)
+    return turn
+
+
 def test_speech_with_no_words_after_the_last_transcript_holds_the_turn_to_the_bound() -> None:
     """The VAD split "Is there a place | where" and the recognizer found no word in "where": the
     turn's words stop before the caller did, so the pause is not answered as "complete"; the
     caller's next words end it as usual."""
-    turn = EndOfTurn(POLICY)
-    turn.opened(0.0)
-    turn.speech_started(0.0)
-    turn.transcript("is there a place", 1.1)
-    turn.speech_stopped(1.15, silence_began_s=1.0)
-    turn.speech_started(1.2)  # "where": no transcript comes for it
+    turn = words_then_speech("is there a place", 1.1, 1.2)  # "where": no transcript comes for it
     turn.speech_stopped(1.55, silence_began_s=1.45)
     turn.smart_turn(0.98, 1.6)
     _, acts = run_until(turn, 1.6, 1.45 + POLICY.unfinished_gap_s - 0.01)
@@ -326,11 +332,7 @@ def test_speech_with_no_words_after_the_last_transcript_holds_the_turn_to_the_bo
 
 def test_a_stretch_left_unread_is_answered_at_the_bound_and_says_why() -> None:
     """Nothing follows the unread stretch: the bot answers the words it has at the bound."""
-    turn = EndOfTurn(POLICY)
-    turn.opened(0.0)
-    turn.speech_started(0.0)
-    turn.transcript("i would like a table", 1.0)
-    turn.speech_started(1.3)  # a cough, say
+    turn = words_then_speech("i would like a table", 1.0, 1.3)  # a cough, say
     turn.speech_stopped(1.6, silence_began_s=1.5)
     turn.smart_turn(0.99, 1.7)
     now, acts = run_until(turn, 1.7, 9.0)
@@ -341,11 +343,7 @@ def test_a_stretch_left_unread_is_answered_at_the_bound_and_says_why() -> None:
 def test_words_that_come_after_the_vads_stop_are_waited_for_and_answered_whole() -> None:
     """An STT whose final transcript follows the VAD's stop: the turn does not end on the words
     before it, and ends at the usual gap once they come."""
-    turn = EndOfTurn(POLICY)
-    turn.opened(0.0)
-    turn.speech_started(0.0)
-    turn.transcript("hello", 0.6)
-    turn.speech_started(0.8)
+    turn = words_then_speech("hello", 0.6, 0.8)
     turn.speech_stopped(2.0, silence_began_s=1.9)
     turn.smart_turn(0.97, 2.05)
     _, acts = run_until(turn, 2.05, 2.3)
