@@ -151,18 +151,24 @@ class EndOfTurn:
             return None
         if self._held_s is not None:
             return self._held_s + RESUME_HOLD_S
-        gap = self.policy.gap_s(
+        due = self._silence_began_s + self._verdict()[0]
+        if self._speculate and self._speculation is None:
+            due = min(due, self._silence_began_s + self._speculate_after_s())
+        return due
+
+    def _verdict(self) -> tuple[float, str]:
+        """The policy's gap for the turn so far, and its cue."""
+        return self.policy.verdict(
             self.text,
             self._probability,
             after_barge_in=self._after_barge_in,
             heard=self._heard,
             unread=self._unread,
         )
-        due = self._silence_began_s + gap
-        if self._speculate and self._speculation is None:
-            lead = self.policy.speculate_after_s(self.text, self._heard, unread=self._unread)
-            due = min(due, self._silence_began_s + lead)
-        return due
+
+    def _speculate_after_s(self) -> float:
+        """The silence after which the policy starts a speculative answer to the turn so far."""
+        return self.policy.speculate_after_s(self.text, self._heard, unread=self._unread)
 
     # -- events -------------------------------------------------------------------------------
 
@@ -304,13 +310,7 @@ class EndOfTurn:
             self._held_s = None  # the VAD heard no speech in it: the pause goes on
         began = self._silence_began_s
         text = self.text
-        gap, reason = self.policy.verdict(
-            text,
-            self._probability,
-            after_barge_in=self._after_barge_in,
-            heard=self._heard,
-            unread=self._unread,
-        )
+        gap, reason = self._verdict()
         # deadlines are compared as times (what next_deadline_s gave), never as recomputed spans
         if now >= began + gap:
             self.last_reason = reason
@@ -322,11 +322,7 @@ class EndOfTurn:
                 return [Confirm(text)]
             return [*self._drop_speculation(), Answer(text)]
         acts: list[EndOfTurnAction] = []
-        if (
-            self._speculate
-            and self._speculation is None
-            and now >= began + self.policy.speculate_after_s(text, self._heard, unread=self._unread)
-        ):
+        if self._speculate and self._speculation is None and now >= began + self._speculate_after_s():
             acts += self._start_speculation(text)
         return acts
 

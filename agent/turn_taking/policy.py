@@ -284,11 +284,11 @@ class TurnEndPolicy:
     def speculate_after_s(self, text: str, heard: Heard | None = None, *, unread: bool = False) -> float:
         """The silence after which to start a speculative answer to ``text``: the lead before the
         gap its words need (most turns read complete, and the audio model answers after that)."""
-        held = self.words and self.unfinished(text, heard) and not self.ends_on_a_guess(text, heard)
-        if unread or (self.words and self.goes_on(heard, text)) or held:
+        if unread or (self.words and self.goes_on(heard, text)):
             gap = self.unfinished_gap_s
         elif self.words and self.unfinished(text, heard):
-            gap = self.unsure_gap_s  # a guessed ending: the audio decides, after this at least
+            # a guessed ending: the audio decides, after the unsure gap at least
+            gap = self.unsure_gap_s if self.ends_on_a_guess(text, heard) else self.unfinished_gap_s
         else:
             gap = self.complete_gap_s if self.trusts(heard) and self.words else self.audio_gap_s
         return max(0.0, gap - self.speculate_lead_s)
