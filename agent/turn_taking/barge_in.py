@@ -158,6 +158,8 @@ class BargeIn:
         #: every word of the backchannels ("i" and "see" of "i see"): a peek's words so far may
         #: be the start of one
         self._backchannel_words = frozenset(w for phrase in self._backchannels for w in words_of(phrase))
+        #: the same, in order: a word cut short is read as the first of them it begins, on every run
+        self._backchannel_spellings = tuple(sorted(self._backchannel_words))
         self._speaking_since_s: float | None = None
         self._stretch_s = 0.0  # the last stretch of speech, VAD start to stop
         self._bot_speaking = False
@@ -317,7 +319,7 @@ class BargeIn:
         in, 3 more are ducked; none of its 75 barge-ins is read otherwise."""
         if len(word) < MIN_CUT_SHORT or word in self._backchannel_words:
             return word
-        return next((w for w in sorted(self._backchannel_words) if w.startswith(word)), word)
+        return next((w for w in self._backchannel_spellings if w.startswith(word)), word)
 
     def tick(self, now: float) -> list[BargeInAction]:
         due = self.next_deadline_s()
