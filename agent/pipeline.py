@@ -212,6 +212,9 @@ class AgentPipeline:
     worker: PipelineWorker | None = None
     #: an ``EndFrame`` lets the output play what it holds before the call ends (``say_goodbye``)
     ends_by_frame: bool = True
+    #: where the call does not end by frame: how long the far end may still be playing the last
+    #: audio sent (its jitter buffer, its audio output) before a hang-up would cut it off
+    playout_grace_s: float = 0.0
 
     async def say_goodbye(self, text: str) -> None:
         """Speak ``text`` after what is being said, then end the call once it has been played.
@@ -220,13 +223,14 @@ class AgentPipeline:
         the transport's output holds on to its audio until then (Twilio's waits for the marks).
         Pipecat's SmallWebRTC input disconnects the peer as the ``EndFrame`` passes it, before
         the goodbye is even made, so there the call waits for the bot to have finished speaking
-        (``TurnLog``) and then hangs up."""
+        (``TurnLog``), gives the far end ``playout_grace_s`` to play its last words, and hangs up."""
         if self.worker is None:
             return
         if not self.ends_by_frame:
             spoken = len(self.turns.turns)
             await self.worker.queue_frame(TTSSpeakFrame(text))
             await self.turns.quiet_after(spoken)
+            await asyncio.sleep(self.playout_grace_s)
             await self.hang_up()
             return
         await self.worker.queue_frames([TTSSpeakFrame(text), EndFrame()])

@@ -73,6 +73,10 @@ _LATENCY_BUCKETS_S = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 GOODBYE = "I am sorry, I have to end this call now. Please call again. Goodbye."
 #: how long before the drain's bound the bot says goodbye: time for its sentence and the goodbye
 GOODBYE_LEAD_S = 10.0
+#: after the bot's last audio went out over WebRTC, how long before hanging up: the browser's jitter
+#: buffer and audio output still hold the goodbye's last word, and a closed peer drops them (under
+#: load the page lost the end of "Goodbye." when the call hung up 55 ms after the last packet)
+WEBRTC_PLAYOUT_GRACE_S = 0.5
 
 
 class AgentMetrics:
@@ -165,6 +169,7 @@ def create_agent_app(
         transport = smallwebrtc_transport(connection, webrtc_params(), PausableWebRTCOutput)
         agent = build_pipeline(transport, call_parts, name=name)
         agent.ends_by_frame = False  # SmallWebRTC's input hangs up as an EndFrame passes it
+        agent.playout_grace_s = WEBRTC_PLAYOUT_GRACE_S
         await state.run(
             "webrtc",
             agent,

@@ -43,6 +43,9 @@ from tts_service.speech import spoken_pcm, write_wav
 QUESTION = "What time do you open?"
 #: bounds on every wait, in 20 ms ticks (safety nets against hangs, not timing assertions)
 MAX_TICKS = 1500
+#: the end of a recording that must be quiet (the page heard the goodbye out), and how quiet
+QUIET_TAIL_S = 0.3
+QUIET_RMS = 100.0
 
 
 def status_of(url: str, *, data: bytes | None = None) -> int:
@@ -201,3 +204,6 @@ def test_a_drained_browser_call_hears_the_whole_goodbye(
         heard = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2")
     grammar = [GOODBYE, *(i.answer for i in DEMO_INTENTS), *DISTRACTORS]
     assert recognizer(heard, rate, grammar) == " ".join(normalize(GOODBYE)), proc.stderr[-3000:]
+    # the call hung up only after the page had played the last word: its recording ends quiet
+    tail = heard[-int(rate * QUIET_TAIL_S) :].astype(np.float64)
+    assert np.sqrt(np.mean(tail**2)) < QUIET_RMS, "the hang-up cut the goodbye's last word off"
