@@ -350,3 +350,36 @@ def test_words_that_come_after_the_vads_stop_are_waited_for_and_answered_whole()
     assert not any(isinstance(a, Confirm | Answer) for a in acts)
     acts = turn.transcript("what time do you open", 2.3)  # 0.4 s into the silence: past the gap
     assert acts == [Answer("hello what time do you open")] and turn.last_reason == "complete"
+
+
+def test_a_barge_ins_first_words_before_the_turn_opened_begin_it() -> None:
+    """Over the bot: "Actually, [pause] can we make it seven" is confirmed only by its second
+    stretch. The first stretch's words came with no turn open; the turn begins with them, so the
+    answer is for every word the context's user message holds."""
+    turn = EndOfTurn(POLICY)
+    turn.speech_started(1.0)
+    turn.speech_stopped(1.6, silence_began_s=1.45)
+    assert turn.transcript("actually", 1.7) == []  # no turn is open yet
+    turn.speech_started(1.8)
+    turn.over_the_bot()
+    turn.opened(3.1)  # "can we make it seven" confirmed the interruption
+    assert turn.transcript("can we make it seven", 3.1) == []
+    assert turn.speech_stopped(3.2, silence_began_s=3.0) == [Speculate("actually can we make it seven")]
+    acts = turn.smart_turn(0.97, 3.3)
+    _, later = run_until(turn, 3.3, 9.0)
+    assert acts + later == [Confirm("actually can we make it seven")]
+
+
+def test_words_dropped_outside_a_turn_do_not_begin_the_next() -> None:
+    """A backchannel the bot talked through ("yeah", dropped) is not part of the next turn; words
+    heard after a turn ended begin the next one only until they are dropped."""
+    turn = EndOfTurn(POLICY)
+    turn.speech_started(1.0)
+    turn.speech_stopped(1.4, silence_began_s=1.3)
+    turn.transcript("yeah", 1.5)
+    turn.dropped()
+    turn.speech_started(4.0)
+    turn.opened(4.0)
+    turn.transcript("when do you close", 5.0)
+    assert turn.speech_stopped(5.1, silence_began_s=5.0) == [Speculate("when do you close")]
+    assert turn.text == "when do you close"

@@ -100,6 +100,9 @@ class EndOfTurn:
         self._speculate = speculate
         self._open = False
         self._segments: list[str] = []
+        #: final transcripts that came while no turn was open (a barge-in's first words, before
+        #: they confirmed it): the next turn begins with them, as the context's user message does
+        self._before_open: list[str] = []
         self._silence_began_s: float | None = None
         #: a pause the level saw before the VAD confirmed it (``pause_began``)
         self._early_s: float | None = None
@@ -178,14 +181,17 @@ class EndOfTurn:
         self._next_after_barge_in = True
 
     def opened(self, now: float) -> list[EndOfTurnAction]:
-        """A caller turn began: its words start from nothing. The caller's pause, if they are in
-        one, stands: a barge-in is confirmed by its final transcript, which may come after the
+        """A caller turn began: its words start with those heard since the last turn, none open
+        (a barge-in's first stretch, "Actually," before the words that confirmed it: the context's
+        user message holds them too, unless ``dropped``). The caller's pause, if they are in one,
+        stands: a barge-in is confirmed by its final transcript, which may come after the
         VAD's stop (the words of the stretch that opened the turn follow)."""
         acts = self._drop_speculation()
         self._open = True
         self._after_barge_in, self._next_after_barge_in = self._next_after_barge_in, False
-        self._segments = []
-        self._heard = None
+        self._segments, self._before_open = self._before_open, []
+        if not self._segments:
+            self._heard = None  # else it is the last of those words'
         self._failed = False
         self.speculations = 0
         return acts
@@ -196,6 +202,11 @@ class EndOfTurn:
         self._open = False
         self._after_barge_in = False
         return acts
+
+    def dropped(self) -> None:
+        """The words heard since the last turn, none open, will never reach the LLM (a backchannel
+        the bot talked through): the next turn does not begin with them."""
+        self._before_open = []
 
     def speech_started(self, now: float) -> list[EndOfTurnAction]:
         """The caller speaks (the VAD): whatever a pause started is dropped; a turn goes on, and its
@@ -274,9 +285,12 @@ class EndOfTurn:
         """A final transcript of one stretch of the caller's speech, with how far the recognizer
         trusts its words (``heard``; None: it did not say)."""
         text = text.strip()
-        if text:
-            self._unread = False
-        if not self._open or not text:
+        if not text:
+            return []
+        self._unread = False
+        if not self._open:
+            self._before_open.append(text)
+            self._heard = heard
             return []
         self._segments.append(text)
         self._heard = heard

@@ -242,8 +242,9 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
                 logger.debug(f"{self}: not an interruption ({act.dropped or 'no words'!r}): resuming")
                 self._report("resumed")
                 await self.push_frame(BotOutputResumeFrame())
-                if act.dropped:
-                    await self.trigger_reset_aggregation()  # the backchannel never reaches the LLM
+                if act.dropped:  # the backchannel never reaches the LLM, nor the next turn's words
+                    self._taking.end_of_turn.dropped()
+                    await self.trigger_reset_aggregation()
             elif isinstance(act, Interrupt | StartTurn):
                 if isinstance(act, Interrupt):
                     logger.debug(f"{self}: the caller takes the turn ({act.words!r})")
