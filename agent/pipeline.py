@@ -6,8 +6,11 @@
 
 The pipeline is::
 
-    transport.input() -> VAD -> STT -> heard probe -> user aggregator -> LLM (or the demo responder)
-        -> WarmlineTTSService -> transport.output() -> spoken probe -> assistant aggregator
+    transport.input() -> VAD -> STT -> heard probe -> user aggregator [-> relay] -> LLM (or the
+        demo responder) -> WarmlineTTSService -> transport.output() -> spoken probe
+        -> assistant aggregator [-> interruption sink]
+
+(the bracketed two with the agent's turn-taking: ``agent.turn_taking.speculation``)
 
 Turn-taking and barge-in: the VAD (Silero by default; its model ships in the pipecat wheel) marks
 speech; the user aggregator's VAD start strategy broadcasts an ``InterruptionFrame`` when the
@@ -263,7 +266,8 @@ def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "
     aggregators = LLMContextAggregatorPair(context, user_params=user_params)
     stt, llm, tts = parts.stt(), parts.llm(), parts.tts(parts.runtime)
     turns = TurnLog(name, parts.on_turn)
-    relay = [taking.relay()] if taking is not None else []
+    relay = [taking.relay(context)] if taking is not None else []
+    sink = [taking.sink()] if taking is not None else []
     pipeline = Pipeline(
         [
             transport.input(),
@@ -277,6 +281,7 @@ def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "
             transport.output(),
             turns.spoken_probe,
             aggregators.assistant(),
+            *sink,
         ]
     )
     return AgentPipeline(

@@ -4,7 +4,9 @@ What the turn-taking asks of the bot's side, each on its own: a speculative answ
 not heard until the caller's turn is confirmed; a cancelled one is never heard, its LLM stream
 stops, and the context records nothing; a pause keeps the rest of an answer, and a resume goes
 on with exactly the next word; a pause that becomes an interruption leaves the heard words in
-the context. The tone backend speaks (exact, fast); waits are bounded by ``TIMEOUT_S``.
+the context. A speculation started as the bot is interrupted answers the new words with the interrupted
+answer's heard words before them, not the caller's last two questions in a row. The tone backend
+speaks (exact, fast); waits are bounded by ``TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from toy_backends import ToneBackend
 
 from agent.responder import DemoResponder, pick_intent
 from agent.sim import Playback
-from agent.turn_taking.speculation import SpeculationRelay
+from agent.turn_taking.speculation import InterruptionsInFlight, InterruptionSink, SpeculationRelay
 from tts_service.engine.session import SessionState
 from tts_service.pipecat.frames import (
     BotOutputDuckFrame,
@@ -81,7 +83,8 @@ class Bot:
         quiet_context_s: float = 3.0,
     ) -> None:
         self.context = LLMContext(messages=[{"role": "user", "content": QUESTION}])
-        self.relay = SpeculationRelay()
+        in_flight = InterruptionsInFlight()
+        self.relay = SpeculationRelay(context=self.context, in_flight=in_flight)
         self.llm = DemoResponder(first_token_s=0.0, tokens_per_s=400.0)
         self.tts = WarmlineTTSService(
             runtime=runtime, max_lead_s=max_lead_s, stop_frame_timeout_s=quiet_context_s
@@ -90,7 +93,15 @@ class Bot:
         self.errors = Errors()
         aggregators = LLMContextAggregatorPair(self.context)
         pipeline = Pipeline(
-            [self.errors, self.relay, self.llm, self.tts, self.playback, aggregators.assistant()]
+            [
+                self.errors,
+                self.relay,
+                self.llm,
+                self.tts,
+                self.playback,
+                aggregators.assistant(),
+                InterruptionSink(in_flight),
+            ]
         )
         self.worker = PipelineWorker(
             pipeline, params=PipelineParams(audio_out_sample_rate=8000), cancel_on_idle_timeout=False
@@ -329,3 +340,46 @@ def test_a_pause_that_becomes_an_interruption_keeps_only_the_heard_words() -> No
     assert len(heard) == 1 and heard[0], heard
     assert ANSWER.startswith(heard[0].rstrip(". ")), heard
     assert len(heard[0].split()) < len(ANSWER.split())
+
+
+def test_a_speculation_started_as_the_bot_is_interrupted_sees_the_words_the_caller_heard() -> None:
+    """A barge-in's final words interrupt the bot and start a speculation at once: the aggregator
+    copied the context before the interruption reached the assistant aggregator. The LLM still
+    gets the interrupted answer's heard words between the two questions."""
+    follow_up = "When do you close?"
+    bot_ref: list[Bot] = []
+
+    async def body(bot: Bot) -> None:
+        bot_ref.append(bot)
+        bot.playback.hold = True
+        await bot.send(LLMContextFrame(context=bot.context))
+        await bot.playback.play(8)
+        await bot.send(BotOutputPauseFrame())
+        await asyncio.sleep(0.2)
+        assert bot.assistant() == []  # nothing written before the interruption
+        copy = LLMContext(messages=[*bot.context.messages, {"role": "user", "content": follow_up}])
+        await bot.send(InterruptionFrame(), LLMContextFrame(context=copy, speculation=True))
+        await until(lambda: len(bot.llm.answers) == 2, "the speculative request")
+        await bot.send(EagerEndOfTurnCancelFrame())  # the caller went on: nothing more is made
+
+    run(body, hold=True)
+    bot = bot_ref[0]
+    assert [said for said, _ in bot.llm.answers] == [QUESTION, follow_up]
+    heard = bot.assistant()
+    assert len(heard) == 1 and ANSWER.startswith(heard[0].rstrip(". ")), heard
+
+
+def test_an_interruption_lost_on_the_way_holds_requests_only_once_and_briefly() -> None:
+    """One that never reaches the sink costs one request its bound, then is forgotten."""
+
+    async def main() -> None:
+        in_flight = InterruptionsInFlight()
+        lost, seen = InterruptionFrame(), InterruptionFrame()
+        in_flight.passed(lost)
+        assert not await in_flight.written(timeout_s=0.05)
+        assert in_flight.pending == 0
+        in_flight.passed(seen)
+        asyncio.get_running_loop().call_later(0.01, in_flight.arrived, seen)
+        assert await asyncio.wait_for(in_flight.written(timeout_s=TIMEOUT_S), 1.0)
+
+    asyncio.run(main())

@@ -17,6 +17,16 @@ heard, and the user's side (the aggregator, the STT) keeps the caller's words. T
 is never written by a speculation: the aggregator ran it on a copy and writes the turn only when
 it is confirmed.
 
+A request waits, briefly, for the interruptions ahead of it to be written. A barge-in confirmed by
+its final words interrupts the bot and starts the speculation on those words in the same moment:
+Pipecat's aggregator copies the context then, while the ``InterruptionFrame`` that makes the
+assistant aggregator write the interrupted answer (the words the caller heard) is still on its way
+down the pipeline. The LLM then saw the caller's previous question and the new one in a row, with
+nothing of its own between them, and answered the old one again. The relay notes each
+interruption it passes (``InterruptionsInFlight``); ``InterruptionSink``, the pipeline's last
+processor, notes it arriving; a request waits until every one has (``WRITE_WAIT_S`` at most) and
+a speculative one is rebuilt on the context as it is then, with the speculated turn after it.
+
 Every LLM request is counted per caller turn (``SpeculationStats``): doubled LLM cost is what
 preemptive generation is blamed for, so the agent reports requests per answered turn. A failed
 speculative request (an ``ErrorFrame`` coming back up from the LLM, the processor the relay
@@ -26,6 +36,7 @@ audio) is reported to ``on_failed`` so the turn end answers afresh instead of re
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,9 +52,62 @@ from pipecat.frames.frames import (
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
 )
+from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from tts_service.pipecat.frames import SpeculativeAnswerFrame
+
+#: the longest an LLM request waits for the interruptions ahead of it to reach the pipeline's end
+#: (they take a few ms; one lost on the way must not hold every later request)
+WRITE_WAIT_S = 0.5
+
+
+class InterruptionsInFlight:
+    """The interruptions that passed the relay and have not reached the pipeline's end yet."""
+
+    def __init__(self) -> None:
+        self._ids: set[int] = set()
+        self._arrival = asyncio.Event()
+
+    @property
+    def pending(self) -> int:
+        return len(self._ids)
+
+    def passed(self, frame: InterruptionFrame) -> None:
+        self._ids.add(frame.id)
+
+    def arrived(self, frame: InterruptionFrame) -> None:
+        self._ids.discard(frame.id)
+        self._arrival.set()
+
+    async def written(self, timeout_s: float = WRITE_WAIT_S) -> bool:
+        """Wait until every interruption that passed has arrived (False: ``timeout_s`` ran out,
+        and those still pending are forgotten, so that no later request waits for them)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while self._ids:
+            self._arrival.clear()
+            try:
+                await asyncio.wait_for(self._arrival.wait(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                self._ids.clear()
+                return False
+        return True
+
+
+class InterruptionSink(FrameProcessor):
+    """The pipeline's last processor: notes each interruption that reached the end, where the
+    assistant aggregator before it has written the interrupted turn to the context."""
+
+    def __init__(self, in_flight: InterruptionsInFlight, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._in_flight = in_flight
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, InterruptionFrame) and direction is FrameDirection.DOWNSTREAM:
+            self._in_flight.arrived(frame)
+        await self.push_frame(frame, direction)
 
 
 @dataclass(slots=True)
@@ -73,10 +137,16 @@ class SpeculationRelay(FrameProcessor):
         stats: SpeculationStats | None = None,
         on_failed: Callable[[], Any] | None = None,
         on_turn_requests: Callable[[int], None] | None = None,
+        context: LLMContext | None = None,
+        in_flight: InterruptionsInFlight | None = None,
         **kwargs: Any,
     ) -> None:
+        """``context``: the call's context, which a speculation's copy is rebuilt on; ``in_flight``:
+        shared with the ``InterruptionSink`` at the pipeline's end (both or neither)."""
         super().__init__(**kwargs)
         self.stats = stats or SpeculationStats()
+        self._context = context
+        self._in_flight = in_flight
         self._on_failed = on_failed
         self._on_turn_requests = on_turn_requests
         self._speculating = False
@@ -91,7 +161,9 @@ class SpeculationRelay(FrameProcessor):
             if isinstance(frame, LLMContextFrame):
                 await self._request(frame)
                 return
-            if isinstance(frame, EagerEndOfTurnCancelFrame):
+            if isinstance(frame, InterruptionFrame) and self._in_flight is not None:
+                self._in_flight.passed(frame)
+            elif isinstance(frame, EagerEndOfTurnCancelFrame):
                 await self._cancel()
             elif isinstance(frame, UserStoppedSpeakingFrame):
                 self._speculating = False  # confirmed: the TTS releases what it holds
@@ -110,6 +182,10 @@ class SpeculationRelay(FrameProcessor):
         await self.push_frame(frame, direction)
 
     async def _request(self, frame: LLMContextFrame) -> None:
+        if self._in_flight is not None and self._in_flight.pending and not await self._in_flight.written():
+            logger.warning(f"{self}: an interruption did not reach the pipeline's end; asking anyway")
+        if frame.speculation:  # the copy may predate what was written since, waited for or not
+            frame = LLMContextFrame(context=self._on_current_context(frame.context), speculation=True)
         self.stats.requests += 1
         self._turn_requests += 1
         if not frame.speculation or self._turn_over:
@@ -122,6 +198,19 @@ class SpeculationRelay(FrameProcessor):
         self.stats.speculations += 1
         await self.push_frame(SpeculativeAnswerFrame())
         await self.push_frame(LLMContextFrame(context=frame.context))
+
+    def _on_current_context(self, provisional: LLMContext) -> LLMContext:
+        """``provisional`` (the context as the aggregator copied it, then the speculated turn)
+        rebuilt on the context as it is now; as it was if it is not such a copy."""
+        if self._context is None:
+            return provisional
+        copied, now = provisional.get_messages(), self._context.get_messages()
+        base = copied[:-1]
+        if not copied or len(now) <= len(base) or any(a is not b for a, b in zip(base, now, strict=False)):
+            return provisional  # nothing written since the copy, or not such a copy
+        return LLMContext(
+            messages=[*now, copied[-1]], tools=provisional.tools, tool_choice=provisional.tool_choice
+        )
 
     async def _cancel(self) -> None:
         if not self._speculating:
@@ -138,4 +227,10 @@ class SpeculationRelay(FrameProcessor):
         self._turn_requests = 0
 
 
-__all__ = ["SpeculationRelay", "SpeculationStats"]
+__all__ = [
+    "WRITE_WAIT_S",
+    "InterruptionSink",
+    "InterruptionsInFlight",
+    "SpeculationRelay",
+    "SpeculationStats",
+]

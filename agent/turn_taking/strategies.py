@@ -51,6 +51,7 @@ from pipecat.frames.frames import (
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.metrics.metrics import TurnMetricsData
+from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessorSetup
 from pipecat.turns.types import ProcessFrameResult, UserTurnSpeculation
 from pipecat.turns.user_start.base_user_turn_start_strategy import BaseUserTurnStartStrategy
@@ -72,7 +73,12 @@ from agent.turn_taking.end_of_turn import Answer, Cancel, Confirm, EndOfTurn, En
 from agent.turn_taking.frames import PeeksDoneFrame, PeekTranscriptionFrame
 from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseSettings, SpeechResumed
 from agent.turn_taking.policy import TurnEndPolicy
-from agent.turn_taking.speculation import SpeculationRelay, SpeculationStats
+from agent.turn_taking.speculation import (
+    InterruptionsInFlight,
+    InterruptionSink,
+    SpeculationRelay,
+    SpeculationStats,
+)
 from tts_service.pipecat.compat import shared_smart_turn_analyzer
 from tts_service.pipecat.frames import BotOutputDuckFrame, BotOutputPauseFrame, BotOutputResumeFrame
 
@@ -156,6 +162,7 @@ class TurnTaking:
         self._start: TakeBackStartStrategy | None = None
         self._stop: SmartTurnStopStrategy | None = None
         self._relay: SpeculationRelay | None = None
+        self._in_flight = InterruptionsInFlight()
 
     def strategies(self) -> UserTurnStrategies:
         """The user-turn strategies for this call's ``LLMUserAggregatorParams``."""
@@ -163,13 +170,23 @@ class TurnTaking:
         self._stop = SmartTurnStopStrategy(self)
         return UserTurnStrategies(start=[self._start], stop=[self._stop])
 
-    def relay(self) -> SpeculationRelay:
-        """The processor between the user aggregator and the LLM (see ``speculation``)."""
+    def relay(self, context: LLMContext | None = None) -> SpeculationRelay:
+        """The processor between the user aggregator and the LLM (see ``speculation``); with the
+        call's ``context``, put ``sink()`` last in the pipeline."""
         if self._relay is None:
             self._relay = SpeculationRelay(
-                stats=self.stats, on_failed=self._speculation_failed, on_turn_requests=self.on_llm_requests
+                stats=self.stats,
+                on_failed=self._speculation_failed,
+                on_turn_requests=self.on_llm_requests,
+                context=context,
+                in_flight=self._in_flight if context is not None else None,
             )
         return self._relay
+
+    def sink(self) -> InterruptionSink:
+        """The pipeline's last processor, after the assistant aggregator: a request waits at the
+        relay until the interruptions ahead of it have reached it (see ``speculation``)."""
+        return InterruptionSink(self._in_flight)
 
     async def _speculation_failed(self) -> None:
         if self._stop is not None:
