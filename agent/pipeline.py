@@ -266,7 +266,7 @@ def build_pipeline(transport: BaseTransport, parts: AgentParts, *, name: str = "
     aggregators = LLMContextAggregatorPair(context, user_params=user_params)
     stt, llm, tts = parts.stt(), parts.llm(), parts.tts(parts.runtime)
     turns = TurnLog(name, parts.on_turn)
-    relay = [taking.relay(context)] if taking is not None else []
+    relay = [taking.relay()] if taking is not None else []
     sink = [taking.sink()] if taking is not None else []
     pipeline = Pipeline(
         [

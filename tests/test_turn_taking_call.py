@@ -65,15 +65,16 @@ CARRIERS: dict[str, tuple[str, Callable[[ClientConnection], Carrier]]] = {
 
 
 def call(
-    backend: Backend, scenario: Scenario, carrier_name: str = "twilio"
+    backend: Backend, scenario: Scenario, carrier_name: str = "twilio", settings: AgentSettings | None = None
 ) -> tuple[Carrier, CallRecord, dict[str, Any]]:
-    """One phone call to the agent running ``scenario``; the carrier, the call's record, its notes."""
+    """One phone call to the agent running ``scenario`` (``settings``: the demo's closed grammar
+    by default); the carrier, the call's record, its notes."""
     path, make_carrier = CARRIERS[carrier_name]
     out: dict[str, Any] = {}
 
     async def main() -> None:
         async with EngineRuntime(backend, workers=1) as runtime:
-            app = create_agent_app(runtime, AgentSettings(demo_grammar=True))
+            app = create_agent_app(runtime, settings or AgentSettings(demo_grammar=True))
             async with serving(app, ServerSettings(), host="127.0.0.1", port=0) as (host, port):
                 async with connect(f"ws://{host}:{port}{path}", max_size=None) as ws:
                     carrier = make_carrier(ws)
@@ -196,3 +197,31 @@ def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(
     assert 0 < len(assistant[0]) < len(words(answer)) and assistant[0] == words(answer)[: len(assistant[0])]
     assert record.turns[0].interrupted
     assert log.violations == []
+
+
+def test_a_barge_in_whose_words_end_the_turn_at_once_follows_the_bots_heard_words(
+    hibari_backend: Backend,
+) -> None:
+    """With whisper (``warmline call``'s default), a barge-in's final words come after the VAD's
+    stop, when its pause has already passed: they interrupt the bot and end the caller's turn in
+    the same moment. The bot's heard words still come first in the context, and the LLM answers
+    the new question alone (it had got the caller's two questions in a row and answered the
+    first)."""
+    first, barge_in = "I want to make a reservation.", "Is it sunny today?"
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        carrier.say(mulaw(backend, first))
+        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 12, max_ticks=MAX_TICKS)
+        said = carrier.say(mulaw(backend, barge_in))
+        assert await carrier.wait_until(lambda c: said.done and not c.speaking, max_ticks=MAX_TICKS)
+        end = carrier.tick
+        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(60), max_ticks=MAX_TICKS)
+        return {}
+
+    _, record, _ = call(hibari_backend, scenario, settings=AgentSettings())
+    said = [(m["role"], words(str(m["content"]))) for m in record.messages if m["role"] != "system"]
+    assert [role for role, _ in said] == ["user", "assistant", "user", "assistant"], said
+    interrupted, answer = said[1][1], said[3][1]
+    assert 0 < len(interrupted) < len(words(pick_intent(first).answer))
+    assert interrupted == words(pick_intent(first).answer)[: len(interrupted)]
+    assert answer == words(pick_intent(barge_in).answer)

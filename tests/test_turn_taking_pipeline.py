@@ -4,8 +4,8 @@ What the turn-taking asks of the bot's side, each on its own: a speculative answ
 not heard until the caller's turn is confirmed; a cancelled one is never heard, its LLM stream
 stops, and the context records nothing; a pause keeps the rest of an answer, and a resume goes
 on with exactly the next word; a pause that becomes an interruption leaves the heard words in
-the context. A speculation started as the bot is interrupted answers the new words with the interrupted
-answer's heard words before them, not the caller's last two questions in a row. The tone backend
+the context. An interruption is followed from the relay to the pipeline's end, where the interrupted answer's
+heard words are in the context. The tone backend
 speaks (exact, fast); waits are bounded by ``TIMEOUT_S``.
 """
 
@@ -84,7 +84,8 @@ class Bot:
     ) -> None:
         self.context = LLMContext(messages=[{"role": "user", "content": QUESTION}])
         in_flight = InterruptionsInFlight()
-        self.relay = SpeculationRelay(context=self.context, in_flight=in_flight)
+        self.relay = SpeculationRelay(in_flight=in_flight)
+        self.in_flight = in_flight
         self.llm = DemoResponder(first_token_s=0.0, tokens_per_s=400.0)
         self.tts = WarmlineTTSService(
             runtime=runtime, max_lead_s=max_lead_s, stop_frame_timeout_s=quiet_context_s
@@ -342,10 +343,11 @@ def test_a_pause_that_becomes_an_interruption_keeps_only_the_heard_words() -> No
     assert len(heard[0].split()) < len(ANSWER.split())
 
 
-def test_a_speculation_started_as_the_bot_is_interrupted_sees_the_words_the_caller_heard() -> None:
-    """A barge-in's final words interrupt the bot and start a speculation at once: the aggregator
-    copied the context before the interruption reached the assistant aggregator. The LLM still
-    gets the interrupted answer's heard words between the two questions."""
+def test_an_interruption_is_followed_until_the_interrupted_words_are_in_the_context() -> None:
+    """As the user aggregator pushes an interruption (a barge-in's words, which may end the turn
+    at once) the relay notes it; it is pending until the sink, after the assistant aggregator,
+    sees it, and by then the heard words are in the context: a speculation copied after that
+    gives the LLM the two questions with the bot's words between them."""
     follow_up = "When do you close?"
     bot_ref: list[Bot] = []
 
@@ -356,9 +358,12 @@ def test_a_speculation_started_as_the_bot_is_interrupted_sees_the_words_the_call
         await bot.playback.play(8)
         await bot.send(BotOutputPauseFrame())
         await asyncio.sleep(0.2)
-        assert bot.assistant() == []  # nothing written before the interruption
+        await bot.relay.queue_frame(InterruptionFrame())  # as the user aggregator pushes it
+        assert bot.in_flight.pending == 1 and bot.assistant() == []
+        assert await bot.in_flight.written(timeout_s=TIMEOUT_S)
+        assert len(bot.assistant()) == 1  # written by the time the sink saw it
         copy = LLMContext(messages=[*bot.context.messages, {"role": "user", "content": follow_up}])
-        await bot.send(InterruptionFrame(), LLMContextFrame(context=copy, speculation=True))
+        await bot.send(LLMContextFrame(context=copy, speculation=True))
         await until(lambda: len(bot.llm.answers) == 2, "the speculative request")
         await bot.send(EagerEndOfTurnCancelFrame())  # the caller went on: nothing more is made
 

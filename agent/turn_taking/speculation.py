@@ -17,15 +17,15 @@ heard, and the user's side (the aggregator, the STT) keeps the caller's words. T
 is never written by a speculation: the aggregator ran it on a copy and writes the turn only when
 it is confirmed.
 
-A request waits, briefly, for the interruptions ahead of it to be written. A barge-in confirmed by
-its final words interrupts the bot and starts the speculation on those words in the same moment:
-Pipecat's aggregator copies the context then, while the ``InterruptionFrame`` that makes the
-assistant aggregator write the interrupted answer (the words the caller heard) is still on its way
-down the pipeline. The LLM then saw the caller's previous question and the new one in a row, with
-nothing of its own between them, and answered the old one again. The relay notes each
-interruption it passes (``InterruptionsInFlight``); ``InterruptionSink``, the pipeline's last
-processor, notes it arriving; a request waits until every one has (``WRITE_WAIT_S`` at most) and
-a speculative one is rebuilt on the context as it is then, with the speculated turn after it.
+The relay also follows the interruptions the aggregator sends down (``InterruptionsInFlight``):
+it notes each one as the aggregator pushes it, and ``InterruptionSink``, the pipeline's last
+processor, notes it arriving, once the assistant aggregator before it has written the interrupted
+answer (the words the caller heard). A barge-in confirmed by its final words interrupts the bot
+and may end the caller's turn, or start its speculation, in the same moment; the aggregator then
+wrote the caller's new words, or copied the context, before the interrupted answer was written:
+the LLM got the caller's last two questions in a row (and answered the old one again) and the
+context kept the bot's words after the question that cut them off. The turn end waits for them
+first (``SmartTurnStopStrategy``; ``WRITE_WAIT_S`` at most).
 
 Every LLM request is counted per caller turn (``SpeculationStats``): doubled LLM cost is what
 preemptive generation is blamed for, so the agent reports requests per answered turn. A failed
@@ -52,7 +52,6 @@ from pipecat.frames.frames import (
     UserStartedSpeakingFrame,
     UserStoppedSpeakingFrame,
 )
-from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from tts_service.pipecat.frames import SpeculativeAnswerFrame
@@ -63,7 +62,7 @@ WRITE_WAIT_S = 0.5
 
 
 class InterruptionsInFlight:
-    """The interruptions that passed the relay and have not reached the pipeline's end yet."""
+    """The interruptions sent down past the relay that have not reached the pipeline's end yet."""
 
     def __init__(self) -> None:
         self._ids: set[int] = set()
@@ -97,7 +96,7 @@ class InterruptionsInFlight:
 
 class InterruptionSink(FrameProcessor):
     """The pipeline's last processor: notes each interruption that reached the end, where the
-    assistant aggregator before it has written the interrupted turn to the context."""
+    assistant aggregator before it has written the interrupted answer to the context."""
 
     def __init__(self, in_flight: InterruptionsInFlight, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -137,15 +136,13 @@ class SpeculationRelay(FrameProcessor):
         stats: SpeculationStats | None = None,
         on_failed: Callable[[], Any] | None = None,
         on_turn_requests: Callable[[int], None] | None = None,
-        context: LLMContext | None = None,
         in_flight: InterruptionsInFlight | None = None,
         **kwargs: Any,
     ) -> None:
-        """``context``: the call's context, which a speculation's copy is rebuilt on; ``in_flight``:
-        shared with the ``InterruptionSink`` at the pipeline's end (both or neither)."""
+        """``in_flight``: shared with the ``InterruptionSink`` at the pipeline's end, with the relay
+        right after the user aggregator."""
         super().__init__(**kwargs)
         self.stats = stats or SpeculationStats()
-        self._context = context
         self._in_flight = in_flight
         self._on_failed = on_failed
         self._on_turn_requests = on_turn_requests
@@ -161,9 +158,7 @@ class SpeculationRelay(FrameProcessor):
             if isinstance(frame, LLMContextFrame):
                 await self._request(frame)
                 return
-            if isinstance(frame, InterruptionFrame) and self._in_flight is not None:
-                self._in_flight.passed(frame)
-            elif isinstance(frame, EagerEndOfTurnCancelFrame):
+            if isinstance(frame, EagerEndOfTurnCancelFrame):
                 await self._cancel()
             elif isinstance(frame, UserStoppedSpeakingFrame):
                 self._speculating = False  # confirmed: the TTS releases what it holds
@@ -181,11 +176,19 @@ class SpeculationRelay(FrameProcessor):
                 await self._on_failed()
         await self.push_frame(frame, direction)
 
+    async def queue_frame(
+        self,
+        frame: Frame,
+        direction: FrameDirection = FrameDirection.DOWNSTREAM,
+        callback: Any = None,
+    ) -> None:
+        # noted as the aggregator pushes it, before it acts again (ends the turn, copies the context)
+        downstream = direction is FrameDirection.DOWNSTREAM
+        if isinstance(frame, InterruptionFrame) and downstream and self._in_flight is not None:
+            self._in_flight.passed(frame)
+        await super().queue_frame(frame, direction, callback)
+
     async def _request(self, frame: LLMContextFrame) -> None:
-        if self._in_flight is not None and self._in_flight.pending and not await self._in_flight.written():
-            logger.warning(f"{self}: an interruption did not reach the pipeline's end; asking anyway")
-        if frame.speculation:  # the copy may predate what was written since, waited for or not
-            frame = LLMContextFrame(context=self._on_current_context(frame.context), speculation=True)
         self.stats.requests += 1
         self._turn_requests += 1
         if not frame.speculation or self._turn_over:
@@ -198,19 +201,6 @@ class SpeculationRelay(FrameProcessor):
         self.stats.speculations += 1
         await self.push_frame(SpeculativeAnswerFrame())
         await self.push_frame(LLMContextFrame(context=frame.context))
-
-    def _on_current_context(self, provisional: LLMContext) -> LLMContext:
-        """``provisional`` (the context as the aggregator copied it, then the speculated turn)
-        rebuilt on the context as it is now; as it was if it is not such a copy."""
-        if self._context is None:
-            return provisional
-        copied, now = provisional.get_messages(), self._context.get_messages()
-        base = copied[:-1]
-        if not copied or len(now) <= len(base) or any(a is not b for a, b in zip(base, now, strict=False)):
-            return provisional  # nothing written since the copy, or not such a copy
-        return LLMContext(
-            messages=[*now, copied[-1]], tools=provisional.tools, tool_choice=provisional.tool_choice
-        )
 
     async def _cancel(self) -> None:
         if not self._speculating:

@@ -7,7 +7,8 @@
             user_turn_strategies=taking.strategies(), empty_user_turn=None
         ),
     )
-    pipeline = [input, vad, stt, aggregators.user(), taking.relay(), llm, tts, output, assistant]
+    pipeline = [input, vad, stt, aggregators.user(), taking.relay(), llm, tts, output, assistant,
+                taking.sink()]
 
 * ``TakeBackStartStrategy`` (``barge_in.BargeIn``): speech over the bot pushes a
   ``BotOutputPauseFrame`` (the TTS and the output transport go silent at once, keeping the rest);
@@ -24,7 +25,10 @@
   scores the caller's audio in its own thread while the words (the recognizer's running
   hypothesis, then its final transcript) are read; a turn that reads complete is answered
   speculatively at once (``SpeculationRelay`` lets the answer reach the TTS, which holds its
-  audio) and confirmed after the policy's gap, or cancelled when the caller goes on.
+  audio) and confirmed after the policy's gap, or cancelled when the caller goes on. A turn end
+  or a speculation waits for the interruptions on their way down (``speculation``): a barge-in's
+  words may confirm it and end the turn at once, and the bot's interrupted words must be in the
+  context before the caller's.
 
 Both strategies share one ``TurnTaking`` (the trackers and the stats); each owns one timer task
 and the Smart Turn scoring task, on the pipeline's task manager, cancelled and awaited at cleanup.
@@ -51,7 +55,6 @@ from pipecat.frames.frames import (
     VADUserStoppedSpeakingFrame,
 )
 from pipecat.metrics.metrics import TurnMetricsData
-from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessorSetup
 from pipecat.turns.types import ProcessFrameResult, UserTurnSpeculation
 from pipecat.turns.user_start.base_user_turn_start_strategy import BaseUserTurnStartStrategy
@@ -162,7 +165,9 @@ class TurnTaking:
         self._start: TakeBackStartStrategy | None = None
         self._stop: SmartTurnStopStrategy | None = None
         self._relay: SpeculationRelay | None = None
-        self._in_flight = InterruptionsInFlight()
+        #: interruptions the user aggregator sent down that the assistant aggregator has not
+        #: written yet (the relay and the sink follow them); with no sink, none are followed
+        self.interruptions = InterruptionsInFlight()
 
     def strategies(self) -> UserTurnStrategies:
         """The user-turn strategies for this call's ``LLMUserAggregatorParams``."""
@@ -170,23 +175,21 @@ class TurnTaking:
         self._stop = SmartTurnStopStrategy(self)
         return UserTurnStrategies(start=[self._start], stop=[self._stop])
 
-    def relay(self, context: LLMContext | None = None) -> SpeculationRelay:
-        """The processor between the user aggregator and the LLM (see ``speculation``); with the
-        call's ``context``, put ``sink()`` last in the pipeline."""
+    def relay(self) -> SpeculationRelay:
+        """The processor right after the user aggregator, before the LLM (see ``speculation``)."""
         if self._relay is None:
             self._relay = SpeculationRelay(
                 stats=self.stats,
                 on_failed=self._speculation_failed,
                 on_turn_requests=self.on_llm_requests,
-                context=context,
-                in_flight=self._in_flight if context is not None else None,
+                in_flight=self.interruptions,
             )
         return self._relay
 
     def sink(self) -> InterruptionSink:
-        """The pipeline's last processor, after the assistant aggregator: a request waits at the
-        relay until the interruptions ahead of it have reached it (see ``speculation``)."""
-        return InterruptionSink(self._in_flight)
+        """The pipeline's last processor, after the assistant aggregator: the turn end waits for
+        the interruptions on their way to it (see ``speculation``)."""
+        return InterruptionSink(self.interruptions)
 
     async def _speculation_failed(self) -> None:
         if self._stop is not None:
@@ -392,6 +395,10 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
 
     async def _act(self, acts: list[EndOfTurnAction]) -> None:
         for act in acts:
+            asks = isinstance(act, Speculate | Confirm | Answer)
+            # the bot's interrupted words go in the context before the caller's
+            if asks and self._taking.interruptions.pending and not await self._taking.interruptions.written():
+                logger.warning(f"{self}: an interruption did not reach the pipeline's end")
             if isinstance(act, Speculate):
                 logger.debug(f"{self}: speculating on [{act.text}]")
                 await self.trigger_user_turn_inference_triggered(
