@@ -375,11 +375,15 @@ def test_an_interruption_is_followed_until_the_interrupted_words_are_in_the_cont
 
 
 def test_an_interruption_lost_on_the_way_holds_requests_only_once_and_briefly() -> None:
-    """One that never reaches the sink costs one request its bound, then is forgotten."""
+    """One that never reaches the sink costs one turn end its bound, then is forgotten; with no
+    sink in the pipeline none is followed."""
 
     async def main() -> None:
         in_flight = InterruptionsInFlight()
         lost, seen = InterruptionFrame(), InterruptionFrame()
+        in_flight.passed(lost)
+        assert in_flight.pending == 0  # no sink to report it: not followed
+        InterruptionSink(in_flight)
         in_flight.passed(lost)
         assert not await in_flight.written(timeout_s=0.05)
         assert in_flight.pending == 0

@@ -56,8 +56,8 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from tts_service.pipecat.frames import SpeculativeAnswerFrame
 
-#: the longest an LLM request waits for the interruptions ahead of it to reach the pipeline's end
-#: (they take a few ms; one lost on the way must not hold every later request)
+#: the longest a turn end or a speculation waits for the interruptions ahead of it to reach the
+#: pipeline's end (they take 10-20 ms; one lost on the way must not hold every later turn)
 WRITE_WAIT_S = 0.5
 
 
@@ -67,13 +67,16 @@ class InterruptionsInFlight:
     def __init__(self) -> None:
         self._ids: set[int] = set()
         self._arrival = asyncio.Event()
+        #: an ``InterruptionSink`` reports arrivals: without one, nothing is followed
+        self.has_sink = False
 
     @property
     def pending(self) -> int:
         return len(self._ids)
 
     def passed(self, frame: InterruptionFrame) -> None:
-        self._ids.add(frame.id)
+        if self.has_sink:
+            self._ids.add(frame.id)
 
     def arrived(self, frame: InterruptionFrame) -> None:
         self._ids.discard(frame.id)
@@ -101,6 +104,7 @@ class InterruptionSink(FrameProcessor):
     def __init__(self, in_flight: InterruptionsInFlight, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._in_flight = in_flight
+        in_flight.has_sink = True
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
         await super().process_frame(frame, direction)
