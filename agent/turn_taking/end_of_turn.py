@@ -288,12 +288,11 @@ class EndOfTurn:
         if not text:
             return []
         self._unread = False
+        self._heard = heard
         if not self._open:
             self._before_open.append(text)
-            self._heard = heard
             return []
         self._segments.append(text)
-        self._heard = heard
         self._interim = ""
         self._interim_heard = None
         acts: list[EndOfTurnAction] = []

@@ -397,7 +397,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
         for act in acts:
             asks = isinstance(act, Speculate | Confirm | Answer)
             # the bot's interrupted words go in the context before the caller's
-            if asks and self._taking.interruptions.pending and not await self._taking.interruptions.written():
+            if asks and not await self._taking.interruptions.written():
                 logger.warning(f"{self}: an interruption did not reach the pipeline's end")
             if isinstance(act, Speculate):
                 logger.debug(f"{self}: speculating on [{act.text}]")
