@@ -42,6 +42,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from agent.blas import one_blas_thread
 from agent.carriers import CARRIERS, carrier_routes
 from agent.pipeline import AgentParts, AgentPipeline, TurnRecord, build_pipeline, run_agent
 from agent.settings import TURN_TAKING, AgentSettings, default_parts, openai_llm
@@ -190,19 +191,20 @@ def create_agent_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await runtime.start()  # loads and warms the model unless the owner already did
-        await asyncio.to_thread(silero_session)  # the models every call shares, loaded off the loop
-        await asyncio.to_thread(smart_turn_session)
-        state.model_loaded = True
-        if settings.audiosocket_port is not None:
-            await audiosocket.start(settings.host, settings.audiosocket_port)
-        app.state.audiosocket = audiosocket
-        try:
-            yield
-        finally:
-            await audiosocket.aclose()  # after the drain: its calls have ended or been hung up
-            await endpoint.aclose()
-            await state.trimmer.aclose()
+        with one_blas_thread():  # numpy's products at each pause must not spin a core (agent.blas)
+            await runtime.start()  # loads and warms the model unless the owner already did
+            await asyncio.to_thread(silero_session)  # the models every call shares, off the loop
+            await asyncio.to_thread(smart_turn_session)
+            state.model_loaded = True
+            if settings.audiosocket_port is not None:
+                await audiosocket.start(settings.host, settings.audiosocket_port)
+            app.state.audiosocket = audiosocket
+            try:
+                yield
+            finally:
+                await audiosocket.aclose()  # after the drain: its calls have ended or been hung up
+                await endpoint.aclose()
+                await state.trimmer.aclose()
 
     async def healthz(request: Request) -> Response:
         status = "draining" if drain.draining else "ok" if state.model_loaded else "starting"

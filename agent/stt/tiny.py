@@ -27,7 +27,9 @@ silence check) are as ``agent.stt.utterance.UtteranceSTTService`` says; ``agent.
 says why tiny.en, how it is run on short phrases, and what its probabilities mean. Every
 transcription runs on the service's worker thread; the one started at a pause is a named task of
 the service, cancelled with it. The audio of the open utterance is held until its end: at most
-``MAX_UTTERANCE_S``.
+``MAX_UTTERANCE_S``. Its features' matrix product runs on numpy's BLAS: in a process of your own,
+hold that to one thread as the agent's server does (``agent.blas``), or its spinning pool takes a
+core from Smart Turn, which scores the same pause at the same moment.
 """
 
 from __future__ import annotations
