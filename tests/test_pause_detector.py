@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseEvent, PauseSettings, SpeechResumed
+from agent.turn_taking.pause import (
+    PauseBegan,
+    PauseDetector,
+    PauseEvent,
+    PauseSettings,
+    SpeechResumed,
+    VoiceInPause,
+)
 
 FRAME_S = 0.02
 
@@ -38,6 +45,27 @@ def test_a_plosive_release_inside_the_quiet_does_not_end_it() -> None:
     pauses.speech_started()
     events = feed(pauses, [-20.0] * 10 + [-60.0] * 2 + [-38.0] * 2 + [-60.0] * 5)
     assert events == [(0.3, PauseBegan(pytest.approx(0.2)))]
+
+
+def test_a_short_word_after_a_reported_pause_is_reported_when_it_ends_and_the_pause_stands() -> None:
+    """ "I have a friend ... who": the pause is reported 60 ms into the gap, then 60 ms of voice
+    (shorter than ``blip_s``) and quiet again: ``VoiceInPause`` at its first quiet frame, no
+    ``SpeechResumed``, and the silence still dated from the gap's start."""
+    pauses = PauseDetector()
+    pauses.speech_started()
+    events = feed(pauses, [-20.0] * 10 + [-60.0] * 5 + [-38.0] * 3 + [-60.0] * 5)
+    assert events == [(0.26, PauseBegan(pytest.approx(0.2))), (0.38, VoiceInPause(pytest.approx(0.06)))]
+    assert pauses.paused
+    # the quiet goes on from where it began: speech now resumes the same pause
+    assert [type(e) for _, e in feed(pauses, [-20.0] * 5, 0.46)] == [SpeechResumed]
+
+
+def test_a_release_of_one_frame_inside_a_reported_pause_is_no_word() -> None:
+    """A stop's burst fills one 20 ms frame: below ``word_s``, nothing to report."""
+    pauses = PauseDetector()
+    pauses.speech_started()
+    events = feed(pauses, [-20.0] * 10 + [-60.0] * 5 + [-35.0] + [-60.0] * 5)
+    assert [type(e) for _, e in events] == [PauseBegan]
 
 
 def test_speech_again_after_a_reported_pause_is_reported_and_the_next_pause_starts_over() -> None:
@@ -93,3 +121,5 @@ def test_pcm_frames_are_measured_in_dbfs() -> None:
 def test_settings_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError):
         PauseSettings(onset_s=0.0)
+    with pytest.raises(ValueError, match="word_s"):
+        PauseSettings(word_s=0.0)

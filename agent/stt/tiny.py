@@ -10,8 +10,10 @@ in, some 200 ms before the VAD's stop) it transcribes the utterance so far, and 
 as an ``InterimTranscriptionFrame`` whose ``result`` is their ``confidence.Heard``: the
 turn-taking answers speculatively from them. At the VAD's stop those same words are the final
 transcript if the caller said nothing more after the pause, with no second transcription; if
-they went on, the whole utterance is transcribed again. A phrase longer than whisper's window
-keeps its last 26 s. The service reads the input as it came (the streaming resampler would hold
+they went on, the whole utterance is transcribed again. So is it, at once, when a short word came
+after the pause without ending it (``pause.VoiceInPause``: "I have a friend ... who", whose "who"
+is 60-80 ms loud): the words at the pause miss it. A phrase longer than whisper's window keeps
+its last 26 s. The service reads the input as it came (the streaming resampler would hold
 back the last word's end), and resamples the phrase in one piece for each transcription.
 
 Speech that begins while the bot speaks (a backchannel, or a barge-in) is read as it goes on as
@@ -54,7 +56,14 @@ from agent.stt.tiny_model import PAD_S, SAMPLE_RATE, WINDOW_S, TinyWhisper
 from agent.stt.utterance import DEFAULT_PREROLL_S, Audio, UtteranceSTTService
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.frames import PeeksDoneFrame, PeekTranscriptionFrame
-from agent.turn_taking.pause import PauseBegan, PauseDetector, PauseEvent, PauseSettings, SpeechResumed
+from agent.turn_taking.pause import (
+    PauseBegan,
+    PauseDetector,
+    PauseEvent,
+    PauseSettings,
+    SpeechResumed,
+    VoiceInPause,
+)
 from tts_service.dsp import pcm16_to_float
 from tts_service.engine.resample import resample_pcm16
 
@@ -132,9 +141,11 @@ class TinyWhisperSTTService(UtteranceSTTService):
         event = self._follow_level(audio.raw)
         if isinstance(event, PauseBegan):
             logger.debug(f"{self}: quiet at {event.silence_began_s:.2f} s: transcribing what came before")
-            await self._drop_pause_transcription()
-            heard_so_far = self._transcribe_at_pause(bytes(self._audio))
-            self._at_pause = self.create_task(heard_so_far, "whisper-at-pause")
+            await self._transcribe_what_came_before()
+        elif isinstance(event, VoiceInPause) and self._at_pause is not None:
+            # a short word after the gap ("... a friend | who"): the words at the pause miss it
+            logger.debug(f"{self}: {event.lasted_s:.2f} s of voice in the pause: transcribing again")
+            await self._transcribe_what_came_before()
         elif isinstance(event, SpeechResumed):
             await self._drop_pause_transcription()  # its words are no longer the utterance's
         self._since_start_s += len(audio.raw) / 2 / self._rate
@@ -181,6 +192,11 @@ class TinyWhisperSTTService(UtteranceSTTService):
         self._audio = bytearray()
 
     # -- transcribing -------------------------------------------------------------------------
+
+    async def _transcribe_what_came_before(self) -> None:
+        await self._drop_pause_transcription()
+        heard_so_far = self._transcribe_at_pause(bytes(self._audio))
+        self._at_pause = self.create_task(heard_so_far, "whisper-at-pause")
 
     async def _transcribe_at_pause(self, audio: bytes) -> Heard:
         """The utterance so far; its words go out as an interim (the turn-taking speculates on them)."""

@@ -18,6 +18,13 @@ from. A loud stretch shorter than ``blip_s`` inside the quiet (the release of a 
 does not end it; a longer one does (``SpeechResumed`` if a pause was reported). The VAD remains
 the judge of speech: this only reports earlier, and the turn end still waits for the VAD's stop.
 
+A short word said after a gap is as short as a release: "who" of "I have a friend ... who" was
+60-80 ms loud in hibari's voice, 100 ms after "friend". A loud stretch inside a reported pause
+that lasted ``word_s`` or more (longer than a stop's burst, which the 20 ms frames of a phone line
+show as one frame) and then went quiet again is reported when it ends (``VoiceInPause``): the
+pause stands, but what was heard before it is no longer all the caller said (the recognizer reads
+it again).
+
 Pure and synchronous: samples and times in, events out.
 """
 
@@ -40,7 +47,15 @@ class SpeechResumed:
     """The caller spoke again after a reported pause."""
 
 
-PauseEvent = PauseBegan | SpeechResumed
+@dataclass(frozen=True, slots=True)
+class VoiceInPause:
+    """Inside a reported pause, ``lasted_s`` of loud audio came and went: too short to end the
+    pause, longer than a stop's release (a short word: "who", "a", "to")."""
+
+    lasted_s: float
+
+
+PauseEvent = PauseBegan | SpeechResumed | VoiceInPause
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,9 @@ class PauseSettings:
     #: a louder stretch shorter than this does not end the quiet (a plosive's release); under
     #: the VAD's start (0.1 s), which no such stretch confirms as speech either
     blip_s: float = 0.08
+    #: a shorter stretch inside a reported pause that lasts this long is a word (``VoiceInPause``):
+    #: more than one 20 ms frame, which is as much as a stop's burst fills
+    word_s: float = 0.04
     #: how fast the speech level falls back after loud audio (dB per second)
     release_db_per_s: float = 3.0
     #: a frame is also quiet this close to the line's noise floor (the quietest recent level)...
@@ -70,6 +88,8 @@ class PauseSettings:
             raise ValueError("onset_s, below_speech_db and min_below_speech_db must be positive")
         if min(self.blip_s, self.release_db_per_s, self.above_noise_db, self.noise_rise_db_per_s) < 0:
             raise ValueError("blip_s, the release, above_noise_db and the noise's rise must not be negative")
+        if self.word_s <= 0:
+            raise ValueError("word_s must be positive")
 
 
 class PauseDetector:
@@ -125,9 +145,11 @@ class PauseDetector:
                 self._reported = False
                 return SpeechResumed()
             return None
-        self._loud_s = 0.0
+        voice_s, self._loud_s = self._loud_s, 0.0
         if not self._voiced:
             return None
+        if self._reported and voice_s >= s.word_s - 1e-9:
+            return VoiceInPause(voice_s)
         if self._quiet_from is None:
             self._quiet_from = now - duration_s
         if not self._reported and now - self._quiet_from >= s.onset_s - 1e-9:
@@ -136,4 +158,4 @@ class PauseDetector:
         return None
 
 
-__all__ = ["PauseBegan", "PauseDetector", "PauseEvent", "PauseSettings", "SpeechResumed"]
+__all__ = ["PauseBegan", "PauseDetector", "PauseEvent", "PauseSettings", "SpeechResumed", "VoiceInPause"]
