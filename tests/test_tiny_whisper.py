@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from agent.stt.tiny import TinyWhisperSTTService
 from agent.stt.tiny_model import (
     SAMPLE_RATE,
     TinyWhisper,
+    TranscriptionAbandoned,
     _cut_repeat,
     _first_period,
     _with_audio,
@@ -193,6 +195,35 @@ def test_a_peek_read_over_and_over_keeps_its_first_reading() -> None:
     assert _first_period(()) == 0
 
 
+class StopAfter(threading.Event):
+    """A stop that is set once it has been looked at ``checks`` times: in the middle of a run."""
+
+    def __init__(self, checks: int) -> None:
+        super().__init__()
+        self.checks = checks
+        self.looked = 0
+
+    def is_set(self) -> bool:
+        self.looked += 1
+        return self.looked > self.checks
+
+
+@pytest.mark.parametrize("checks", [0, 1, 2])
+def test_a_transcription_told_to_stop_is_abandoned_at_its_next_stage(
+    hibari_backend: Backend, checks: int
+) -> None:
+    """Before the encoder, before the decoder, before the alignment: wherever the stop comes, the
+    stages after it are not run; unset, the same phrase is transcribed whole."""
+    line = on_the_line(hibari_backend, "What time do you open?")
+    samples = pcm16_to_float(resample_pcm16(line, 8000, SAMPLE_RATE))
+    whisper = load_tiny_whisper()
+    stop = StopAfter(checks)
+    with pytest.raises(TranscriptionAbandoned):
+        whisper.transcribe(samples, stop=stop)
+    assert stop.looked == checks + 1  # it looked once more, and went no further
+    assert whisper.transcribe(samples, stop=threading.Event()).text == "what time do you open"
+
+
 def test_weights_that_are_not_the_pinned_ones_are_refused(tmp_path: Path) -> None:
     """Another file under the package's name is refused before it is loaded."""
     fake = tmp_path / "model"
@@ -230,9 +261,11 @@ class CountingWhisper(TinyWhisper):
         super().__init__(model_dir(), verify=False)
         self.calls = 0
 
-    def transcribe(self, samples: np.ndarray, *, so_far: bool = False) -> Heard:
+    def transcribe(
+        self, samples: np.ndarray, *, so_far: bool = False, stop: threading.Event | None = None
+    ) -> Heard:
         self.calls += 1
-        return super().transcribe(samples, so_far=so_far)
+        return super().transcribe(samples, so_far=so_far, stop=stop)
 
 
 @pytest.fixture(scope="module")
@@ -324,3 +357,32 @@ def test_speech_over_the_bot_is_read_as_it_goes_on_and_only_the_barge_in_gets_th
     assert all(isinstance(result, Heard) for kind, _, result in events if kind == "peek")
     assert [text for kind, text, _ in events if kind == "final"] == ["okay sure"]
     assert "peek" not in [kind for kind, _, _ in run_stt(said, counting_whisper)]
+
+
+def loudest(pcm: np.ndarray, seconds: float) -> np.ndarray:
+    """The loudest ``seconds`` of ``pcm`` (8 kHz), whole 10 ms steps."""
+    n, step = int(8000 * seconds), 80
+    energy = [float(np.sum(pcm[i : i + n].astype(np.float64) ** 2)) for i in range(0, len(pcm) - n, step)]
+    start = step * int(np.argmax(energy))
+    return pcm[start : start + n]
+
+
+def test_a_short_word_after_the_pause_is_in_the_final_words(
+    hibari_backend: Backend, counting_whisper: CountingWhisper
+) -> None:
+    """ "I have a friend ... who", the "who" 60 ms loud after a 0.12 s gap: too short to end the
+    pause (a stop's release is as short), but the words at the pause miss it. It is transcribed
+    again when the word ends, and the final covers the gap and the word: 0.18 s more than the
+    same phrase's final without the word (the words at the pause, reused)."""
+    first = on_the_line(hibari_backend, "I have a friend")
+    word = loudest(on_the_line(hibari_backend, "who"), 0.06)
+    alone = [
+        heard
+        for kind, _, heard in run_stt(np.concatenate([quiet(0.5), first, quiet(1.0)]), counting_whisper)
+        if kind == "final"
+    ]
+    audio = np.concatenate([quiet(0.5), first, quiet(0.12), word, quiet(1.0)])
+    events = run_stt(audio, counting_whisper)
+    finals = [heard for kind, _, heard in events if kind == "final"]
+    assert len(finals) == 1 == len(alone), events
+    assert finals[0].duration_s >= alone[0].duration_s + 0.15, (finals, alone)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from typing import Any
 
 from loguru import logger
@@ -209,7 +210,15 @@ class TinyWhisperSTTService(UtteranceSTTService):
 
     async def _transcribe(self, audio: bytes, *, so_far: bool = False) -> Heard:
         samples = pcm16_to_float(resample_pcm16(audio, self._rate, SAMPLE_RATE))
-        return await self._on_worker(functools.partial(self._whisper.transcribe, samples, so_far=so_far))
+        stop = threading.Event()
+        transcribe = functools.partial(self._whisper.transcribe, samples, so_far=so_far, stop=stop)
+        try:
+            return await self._on_worker(transcribe)
+        except asyncio.CancelledError:
+            # dropped (the caller went on, a word came in the pause): the worker leaves it at its
+            # next stage, and the transcription that replaces it waits less
+            stop.set()
+            raise
 
     async def _drop_pause_transcription(self) -> None:
         task, self._at_pause = self._at_pause, None

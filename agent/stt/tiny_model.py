@@ -37,7 +37,8 @@ all. Words at the end with no audio under them were not said: they are dropped, 
 read where the caller's words end (on the caller sets, this trims 6 of 18 cut hesitations and 2 of
 119 whole utterances, both whisper repeating a misheard phrase into the silence).
 
-Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading.
+Synchronous and thread-safe (CTranslate2 serializes a model's calls); no I/O after loading. A
+transcription can be abandoned from another thread between its stages (``stop``).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import hashlib
 import importlib
 import importlib.util
 import math
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -145,13 +147,19 @@ class TinyWhisper:
         #: the tokens that end a sentence (".", "?", "!", with a closing quote or a space before)
         self._sentence_ends = self._ending_tokens()
 
-    def transcribe(self, samples: np.ndarray, *, so_far: bool = False) -> Heard:
+    def transcribe(
+        self, samples: np.ndarray, *, so_far: bool = False, stop: threading.Event | None = None
+    ) -> Heard:
         """The words of one phrase (float32 samples at 16 kHz), each with its probability.
 
         ``so_far``: the phrase is still going on (a peek at speech over the bot): only its first
         ``SO_FAR_TOKENS`` tokens after ``SO_FAR_PAD_S`` of silence, and no word timings (nothing is
         known yet of where it ends, so ``unheard_s`` is None): half the time. A phrase read over and
-        over from the start keeps its first reading (``_first_period``)."""
+        over from the start keeps its first reading (``_first_period``).
+
+        ``stop``, once set (from any thread), abandons the transcription before its next stage
+        (the encoder, the decoder, the alignment: 40-80 ms each) with ``TranscriptionAbandoned``:
+        one no longer wanted frees the thread for the next sooner."""
         samples = np.asarray(samples, np.float32)[-int(WINDOW_S * SAMPLE_RATE - PAD_S * SAMPLE_RATE) :]
         duration_s = len(samples) / SAMPLE_RATE
         if not len(samples):
@@ -161,7 +169,9 @@ class TinyWhisper:
         frames = features.shape[-1] - features.shape[-1] % 2
         window = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
         ct2 = importlib.import_module("ctranslate2")
+        _go_on(stop)
         encoded = self._model.model.encode(ct2.StorageView.from_array(window), to_cpu=False)
+        _go_on(stop)
         result = self._model.model.generate(
             encoded,
             [self._prompt],
@@ -181,6 +191,7 @@ class TinyWhisper:
             return Heard.of((), duration_s=duration_s, fluent=True)
         if so_far:
             return replace(heard, words=heard.words[: _first_period(heard.words)])
+        _go_on(stop)
         spans = self._word_spans(samples, heard, encoded)
         if not spans:
             return heard
@@ -282,6 +293,15 @@ class TinyWhisper:
         return piece
 
 
+class TranscriptionAbandoned(Exception):
+    """``TinyWhisper.transcribe`` was told to stop, and did before its next stage."""
+
+
+def _go_on(stop: threading.Event | None) -> None:
+    if stop is not None and stop.is_set():
+        raise TranscriptionAbandoned
+
+
 def voiced_end_s(samples: np.ndarray) -> float:
     """Where the voice in ``samples`` (16 kHz) ends: the end of the last 20 ms within
     ``VOICED_BELOW_PEAK_DB`` of the loudest and ``VOICED_ABOVE_FLOOR_DB`` above the quietest tenth."""
@@ -355,6 +375,7 @@ __all__ = [
     "SAMPLE_RATE",
     "WINDOW_S",
     "TinyWhisper",
+    "TranscriptionAbandoned",
     "installed",
     "load_tiny_whisper",
     "model_dir",
