@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from v2v_bench import _joe  # noqa: E402
 from v2v_sets import RATE, varied_voice  # noqa: E402
 
+from agent.blas import one_blas_thread  # noqa: E402
 from agent.stt.tiny_model import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
 from agent.stt.tiny_model import load_tiny_whisper  # noqa: E402
 from agent.turn_taking.barge_in import BargeIn  # noqa: E402
@@ -81,6 +82,7 @@ def said(cast: dict[str, Any], text: str, speaker: str, seed: int) -> tuple[np.n
     return g711.decode(g711.encode(pcm)), onset + len(pad)
 
 
+@one_blas_thread()  # numpy as the agent's server runs it: the peeks' times as in a call
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="peek_bench.json")

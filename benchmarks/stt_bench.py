@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from v2v_sets import CALLER_SETS, ENDINGS, CallerSet  # noqa: E402
 
+from agent.blas import one_blas_thread  # noqa: E402
 from agent.stt.sphinx import (  # noqa: E402
     DECODER_SAMPLE_RATE,
     GENERAL_MODEL_OPTIONS,
@@ -333,6 +334,7 @@ def print_report(report: dict[str, Any]) -> None:
         )
 
 
+@one_blas_thread()  # numpy as the agent's server runs it: CPU and times as in a call
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
