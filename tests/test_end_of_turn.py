@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent.turn_taking.confidence import Heard
 from agent.turn_taking.end_of_turn import (
     EARLY_SLACK_S,
+    RESUME_HOLD_BOUND_S,
     RESUME_HOLD_S,
     Answer,
     Cancel,
@@ -25,6 +26,14 @@ def run_until(turn: EndOfTurn, now: float, until: float) -> tuple[float, list[En
         now = max(now, due)
         acts += turn.tick(now)
     return now, acts
+
+
+FRAME_S = 0.02  # a phone line's input frame
+
+
+def read_audio(turn: EndOfTurn, at: list[float]) -> list[EndOfTurnAction]:
+    """One 20 ms input frame read at each of the times ``at``; the actions, in order."""
+    return [act for now in at for act in turn.audio_read(FRAME_S, now)]
 
 
 def test_a_complete_question_is_speculated_at_the_first_pause_and_confirmed_after_a_human_gap() -> None:
@@ -240,12 +249,11 @@ def test_a_caller_who_resumes_just_before_the_bound_is_not_answered_in_their_fir
     turn.speech_stopped(1.15, silence_began_s=1.0)
     assert turn.awaiting_end
     assert 1.0 + POLICY.unfinished_gap_s == 2.4
-    assert turn.speech_resumed(2.35) == []
-    assert turn.next_deadline_s() == 2.35 + RESUME_HOLD_S
-    _, acts = run_until(turn, 2.35, 2.5)
-    assert acts == []
+    assert turn.speech_resumed(2.35) == [] and turn.holding
+    assert turn.next_deadline_s() == 2.35 + RESUME_HOLD_BOUND_S
+    assert read_audio(turn, [2.37 + i * FRAME_S for i in range(8)]) == []
     assert turn.speech_started(2.51) == []
-    assert not turn.awaiting_end
+    assert not turn.awaiting_end and not turn.holding
     turn.transcript("two people", 3.0)
     assert turn.speech_stopped(3.1, silence_began_s=3.0) == [Speculate("i would like a table for two people")]
     turn.smart_turn(0.97, 3.15)
@@ -253,16 +261,46 @@ def test_a_caller_who_resumes_just_before_the_bound_is_not_answered_in_their_fir
     assert acts == [Confirm("i would like a table for two people")]
 
 
+def test_on_a_loaded_machine_the_hold_counts_audio_not_the_clock() -> None:
+    """The audio after the resumption comes late and in a burst (a loaded machine): the VAD's start
+    comes 415 ms after the level's resumption by the clock, but after 160 ms of audio, within the
+    hold; a clock's hold of RESUME_HOLD_S had answered the caller in their first syllable."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i would like a table for", 0.95)
+    turn.speech_stopped(1.15, silence_began_s=1.0)
+    turn.speech_resumed(2.35)
+    assert turn.tick(2.35 + RESUME_HOLD_S) == []  # no audio read since: the hold stands
+    assert read_audio(turn, [2.70 + i * 0.002 for i in range(8)]) == []  # the burst
+    assert turn.speech_started(2.765) == []
+    assert not turn.awaiting_end
+
+
 def test_a_click_in_the_pause_holds_the_turn_end_only_until_the_vad_says_it_was_no_speech() -> None:
-    """The level rose (a click) but the VAD heard no speech: the answer comes RESUME_HOLD_S later."""
+    """The level rose (a click) but the VAD heard no speech in RESUME_HOLD_S of audio after it: the
+    answer comes then."""
     turn = EndOfTurn(POLICY)
     turn.opened(0.0)
     turn.transcript("i would like a table for", 0.95)
     turn.speech_stopped(1.15, silence_began_s=1.0)
     turn.speech_resumed(2.3)  # just before the bound (2.4 s)
+    frames = round(RESUME_HOLD_S / FRAME_S)
+    assert read_audio(turn, [2.3 + (i + 1) * FRAME_S for i in range(frames - 1)]) == []
+    assert turn.holding
+    assert turn.audio_read(FRAME_S, 2.3 + RESUME_HOLD_S) == [Answer("i would like a table for")]
+    assert not turn.holding
+
+
+def test_audio_that_stops_coming_holds_the_turn_end_only_until_the_clocks_bound() -> None:
+    """No audio after the resumption (the line stalled): the answer comes RESUME_HOLD_BOUND_S later."""
+    turn = EndOfTurn(POLICY)
+    turn.opened(0.0)
+    turn.transcript("i would like a table for", 0.95)
+    turn.speech_stopped(1.15, silence_began_s=1.0)
+    turn.speech_resumed(2.3)
     now, acts = run_until(turn, 2.3, 5.0)
     assert acts == [Answer("i would like a table for")]
-    assert now == 2.3 + RESUME_HOLD_S
+    assert now == 2.3 + RESUME_HOLD_BOUND_S
 
 
 WORDS_AT_PAUSE = Heard.of([("what", 0.9), ("time", 0.9), ("do", 0.9), ("you", 0.9), ("open", 0.9)])

@@ -37,9 +37,12 @@ recognizer found no words in (whisper on a phrase's last "where", split off by t
 STT has not written yet holds the turn end to the policy's bound (``TurnEndPolicy``: "unread").
 The level hears the caller resume some 80 ms in, the VAD
 some 160 ms in: a resumption the level reports after the VAD's stop (``speech_resumed``) holds the
-turn end for up to ``RESUME_HOLD_S``, until the VAD confirms the speech (``speech_started``) or
-does not (a cough, a click: the pause goes on), so a caller who resumes just before the bound is
-not answered in their first syllable.
+turn end until the VAD confirms the speech (``speech_started``) or does not within
+``RESUME_HOLD_S`` of the caller's audio (``audio_read``: a cough, a click; the pause goes on), so a
+caller who resumes just before the bound is not answered in their first syllable. The hold counts
+audio read, not the clock: on a loaded machine the VAD's start came 415 ms after the level's
+resumption by the clock, within the same 160 ms of audio (``RESUME_HOLD_BOUND_S`` bounds it by
+the clock, should the audio stop coming).
 A speculation that failed (``speculation_failed``: the LLM errored) is never confirmed: the turn
 end answers afresh. Nothing here reads a clock, sleeps or does I/O: the caller calls ``tick`` at
 ``next_deadline_s()``.
@@ -87,9 +90,12 @@ EARLY_SLACK_S = 0.25
 #: a running hypothesis this short is too often a fragment ("when" for "what is the...") to
 #: answer before the VAD's stop
 EARLY_MIN_WORDS = 2
-#: how long a resumption the level heard after the VAD's stop holds the turn end for the VAD to
-#: confirm it: its start of 0.1 s of speech takes about 160 ms to confirm on phone audio
+#: how much of the caller's audio a resumption the level heard after the VAD's stop holds the
+#: turn end for the VAD to confirm it: its start of 0.1 s of speech takes about 160 ms of audio to
+#: confirm on phone audio
 RESUME_HOLD_S = 0.3
+#: the most such a hold lasts by the clock (audio that stopped coming holds nothing up for ever)
+RESUME_HOLD_BOUND_S = 1.0
 
 
 class EndOfTurn:
@@ -106,8 +112,10 @@ class EndOfTurn:
         self._silence_began_s: float | None = None
         #: a pause the level saw before the VAD confirmed it (``pause_began``)
         self._early_s: float | None = None
-        #: when the level heard the caller resume after the VAD's stop (the turn end waits)
+        #: when the level heard the caller resume after the VAD's stop (the turn end waits), and
+        #: how much of the caller's audio has been read since
         self._held_s: float | None = None
+        self._held_audio_s = 0.0
         self._interim = ""
         #: how far the recognizer trusts ``_interim``: only an interim written at a pause has this
         self._interim_heard: Heard | None = None
@@ -144,6 +152,11 @@ class EndOfTurn:
         return self._open and self._silence_began_s is not None
 
     @property
+    def holding(self) -> bool:
+        """A resumption after the VAD's stop holds the turn end (``audio_read`` counts it out)."""
+        return self._held_s is not None
+
+    @property
     def speculating(self) -> str | None:
         """The text the speculative answer in flight answers, if one is."""
         return self._speculation
@@ -153,7 +166,7 @@ class EndOfTurn:
         if not self._open or self._silence_began_s is None or not self._segments:
             return None
         if self._held_s is not None:
-            return self._held_s + RESUME_HOLD_S
+            return self._held_s + RESUME_HOLD_BOUND_S
         due = self._silence_began_s + self._verdict()[0]
         if self._speculate and self._speculation is None:
             due = min(due, self._silence_began_s + self._speculate_after_s())
@@ -223,6 +236,7 @@ class EndOfTurn:
         pause, the pause is taken back; after, the turn end waits for the VAD (``RESUME_HOLD_S``)."""
         if self._silence_began_s is not None:
             self._held_s = now
+            self._held_audio_s = 0.0
             return []
         if self._early_s is None:
             return []
@@ -231,6 +245,14 @@ class EndOfTurn:
         if self._interim_heard is not None:  # words written at the pause: they end there
             self._interim, self._interim_heard = "", None
         return self._drop_speculation()
+
+    def audio_read(self, duration_s: float, now: float) -> list[EndOfTurnAction]:
+        """``duration_s`` more of the caller's audio was read (``now``) while a resumption holds the
+        turn end: after ``RESUME_HOLD_S`` of it with no VAD start, the pause goes on."""
+        if self._held_s is None:
+            return []
+        self._held_audio_s += duration_s
+        return self.tick(now)
 
     def interim(
         self, text: str, now: float | None = None, heard: Heard | None = None
@@ -318,7 +340,7 @@ class EndOfTurn:
         if not self._open or self._silence_began_s is None or not self._segments:
             return []
         if self._held_s is not None:
-            if now < self._held_s + RESUME_HOLD_S:
+            if self._held_audio_s < RESUME_HOLD_S - 1e-9 and now < self._held_s + RESUME_HOLD_BOUND_S:
                 return []
             self._held_s = None  # the VAD heard no speech in it: the pause goes on
         began = self._silence_began_s
@@ -356,6 +378,7 @@ class EndOfTurn:
 __all__ = [
     "EARLY_MIN_WORDS",
     "EARLY_SLACK_S",
+    "RESUME_HOLD_BOUND_S",
     "RESUME_HOLD_S",
     "Answer",
     "Cancel",

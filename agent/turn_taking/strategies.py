@@ -359,8 +359,10 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
     async def _level(self, frame: InputAudioRawFrame, now: float) -> None:
         """Follow the caller's level: a pause before the VAD's stop, or speech again."""
         assert self._pauses is not None
-        bytes_per_s = 2 * frame.sample_rate * frame.num_channels
-        event = self._pauses.feed(frame.audio, now, len(frame.audio) / bytes_per_s)
+        duration_s = len(frame.audio) / (2 * frame.sample_rate * frame.num_channels)
+        if self._turn.holding:  # a resumption waits on the VAD: for so much audio, not time
+            await self._act(self._turn.audio_read(duration_s, now))
+        event = self._pauses.feed(frame.audio, now, duration_s)
         if isinstance(event, PauseBegan):
             logger.debug(f"{self}: quiet for {now - event.silence_began_s:.2f} s [{self._turn.heard_so_far}]")
             await self._act(self._turn.pause_began(now, silence_began_s=event.silence_began_s))
