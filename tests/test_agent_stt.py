@@ -16,11 +16,10 @@ from pipecat.frames.frames import (
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
-from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent.responder import DEMO_PHRASES
-from agent.sim import feed_audio, feed_frames
+from agent.sim import feed_audio, feed_frames, file_vad
 from agent.stt.sphinx import (
     NARROWBAND_CMN_INIT,
     WIDEBAND_CMN_INIT,
@@ -69,7 +68,7 @@ class Collector(FrameProcessor):
 def transcribe(audio: bytes, sample_rate: int, stt: PocketsphinxSTTService) -> list[tuple[str, str]]:
     """Run ``audio`` in 20 ms frames through VAD -> STT -> Collector; the collector's events."""
     collector = Collector()
-    asyncio.run(feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt, collector], audio, sample_rate))
+    asyncio.run(feed_audio([file_vad(silero_vad()), stt, collector], audio, sample_rate))
     return collector.events
 
 
@@ -312,7 +311,7 @@ def test_a_final_transcript_carries_its_words_posteriors(hibari_backend: Backend
     one posterior in [0, 1] per word, for the words of the transcript, and the speech's length."""
     collector = HeardCollector()
     audio = spoken(hibari_backend, "I want to make a reservation.", 16000)
-    asyncio.run(feed_audio([VADProcessor(vad_analyzer=silero_vad()), stt(), collector], audio, 16000))
+    asyncio.run(feed_audio([file_vad(silero_vad()), stt(), collector], audio, 16000))
     [(text, heard)] = collector.finals
     assert isinstance(heard, Heard) and heard.text == text and text
     assert all(0.0 <= p <= 1.0 for _, p in heard.words) and heard.duration_s > 1.0

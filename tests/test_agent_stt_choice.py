@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 import pytest
 from pipecat.frames.frames import Frame, TranscriptionFrame
-from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
@@ -24,7 +23,7 @@ from agent import call_cli
 from agent.cli import build_parser, main
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, default_parts
-from agent.sim import feed_audio
+from agent.sim import feed_audio, file_vad
 from agent.stt import tiny_model
 from agent.stt.choice import STT_CHOICES, stt_factory
 from agent.stt.sphinx import PocketsphinxSTTService, normalize_phrase
@@ -68,7 +67,7 @@ async def transcribe(stt: FrameProcessor, audio: bytes, sample_rate: int) -> lis
     VAD's stop must not overtake audio the recognizer has not read: ``feed_frames``); the final
     transcripts."""
     collector = Collector()
-    processors = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    processors = [file_vad(silero_vad()), stt, collector]
     await feed_audio(processors, audio, sample_rate, pace_s=0.02)
     return collector.transcripts
 

@@ -15,14 +15,13 @@ from pipecat.frames.frames import (
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
-from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from agent import call_cli
 from agent.cli import build_parser, main
 from agent.responder import DEMO_PHRASES
 from agent.server import AgentSettings, default_parts
-from agent.sim import feed_audio
+from agent.sim import feed_audio, file_vad
 from agent.stt.sphinx import PocketsphinxSTTService, normalize_phrase
 from agent.vad import (
     VAD_ANALYZERS,
@@ -128,7 +127,7 @@ def run_vad_pipeline(
     """``audio`` in 20 ms frames through VADProcessor(webrtc) -> ``middle`` -> VADEvents."""
     sink = VADEvents(sample_rate)
     analyzer = vad or webrtc_vad()
-    asyncio.run(feed_audio([VADProcessor(vad_analyzer=analyzer), *middle, sink], audio, sample_rate))
+    asyncio.run(feed_audio([file_vad(analyzer), *middle, sink], audio, sample_rate))
     return sink
 
 

@@ -21,10 +21,9 @@ from pipecat.frames.frames import (
     InterimTranscriptionFrame,
     TranscriptionFrame,
 )
-from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from agent.sim import feed_audio, feed_frames
+from agent.sim import feed_audio, feed_frames, file_vad
 from agent.stt.sphinx_decoders import normalize_phrase
 from agent.stt.tiny import TinyWhisperSTTService
 from agent.stt.tiny_model import (
@@ -276,7 +275,7 @@ def counting_whisper() -> CountingWhisper:
 def run_stt(audio: np.ndarray, whisper: TinyWhisper) -> list[tuple[str, str, Any]]:
     collector = Collector()
     stt = TinyWhisperSTTService(whisper=whisper)
-    pipeline = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    pipeline = [file_vad(silero_vad()), stt, collector]
     asyncio.run(feed_audio(pipeline, audio.astype("<i2").tobytes(), 8000))
     return collector.events
 
@@ -286,7 +285,7 @@ def run_stt_over_the_bot(audio: np.ndarray, whisper: TinyWhisper) -> list[tuple[
     fed at the line's pace: a peek happens as the caller speaks."""
     collector = Collector()
     stt = TinyWhisperSTTService(whisper=whisper)
-    pipeline = [VADProcessor(vad_analyzer=silero_vad()), stt, collector]
+    pipeline = [file_vad(silero_vad()), stt, collector]
     raw = audio.astype("<i2").tobytes()
     frames: list[Frame] = [BotStartedSpeakingFrame()]
     frames += [InputAudioRawFrame(raw[i : i + 320], 8000, 1) for i in range(0, len(raw), 320)]
