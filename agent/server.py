@@ -75,9 +75,12 @@ GOODBYE = "I am sorry, I have to end this call now. Please call again. Goodbye."
 #: how long before the drain's bound the bot says goodbye: time for its sentence and the goodbye
 GOODBYE_LEAD_S = 10.0
 #: after the bot's last audio went out over WebRTC, how long before hanging up: the browser's jitter
-#: buffer and audio output still hold the goodbye's last word, and a closed peer drops them (under
-#: load the page lost the end of "Goodbye." when the call hung up 55 ms after the last packet)
-WEBRTC_PLAYOUT_GRACE_S = 0.5
+#: buffer and audio output still hold the goodbye's last word, and a closed peer drops them. The
+#: page played the last word 0.2 s after it went out on an idle machine; under load (packets that
+#: came in bursts grow the jitter buffer) the end of "Goodbye." was lost 55 ms after the last
+#: packet, then again 0.85 s after it: the grace is many times the idle lag, and a second and a
+#: half of quiet after a goodbye is what a person leaves before putting the phone down
+WEBRTC_PLAYOUT_GRACE_S = 1.5
 
 
 class AgentMetrics:

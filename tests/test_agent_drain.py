@@ -206,4 +206,5 @@ def test_a_drained_browser_call_hears_the_whole_goodbye(
     assert recognizer(heard, rate, grammar) == " ".join(normalize(GOODBYE)), proc.stderr[-3000:]
     # the call hung up only after the page had played the last word: its recording ends quiet
     tail = heard[-int(rate * QUIET_TAIL_S) :].astype(np.float64)
-    assert np.sqrt(np.mean(tail**2)) < QUIET_RMS, "the hang-up cut the goodbye's last word off"
+    loud = np.sqrt(np.mean(tail**2))
+    assert loud < QUIET_RMS, f"the hang-up cut the goodbye's last word off (rms {loud:.0f} at the end)"
