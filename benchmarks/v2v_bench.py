@@ -44,7 +44,8 @@ process):
 * LLM requests per caller turn (speculative ones included: every request the bot made).
 
 Prints a table (a column per caller set and bot), writes ``<out>/v2v_bench.json`` and
-``<out>/v2v_latency.png`` (stacked p50s).
+``<out>/v2v_latency.png`` (stacked p50s). ``--passes N`` plays each set N times per bot (the bots
+taking turns) and pools the figures, each pass's p50 beside them.
 Figures depend on the machine and what else runs; ratios compare the bots of the same run.
 """
 
@@ -251,6 +252,15 @@ def summary(results: list[ActResult]) -> dict[str, Any]:
     }
 
 
+def pooled_summary(runs: list[list[ActResult]]) -> dict[str, Any]:
+    """``summary`` of every pass's acts together, with each pass's voice-to-voice p50 beside it
+    (``v2v_p50_s_by_pass``: the spread from pass to pass, which one pass cannot show)."""
+    pooled = summary([r for run in runs for r in run])
+    pooled["passes"] = len(runs)
+    pooled["v2v_p50_s_by_pass"] = [p50([r.v2v_s for r in run if r.kind in TURNS]) for run in runs]
+    return pooled
+
+
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value * 1000:.0f}"
 
@@ -268,6 +278,8 @@ def print_table(columns: dict[str, dict[str, Any]]) -> None:
         print(f"{label:<36}" + "".join(f"{get(columns[c]):>{width}}" for c in labels))
 
     row("voice to voice, ms p50", lambda s: s["v2v_p50_s"])
+    if any(s.get("passes", 1) > 1 for s in columns.values()):
+        count("  each pass", lambda s: " ".join(_ms(v) for v in s["v2v_p50_s_by_pass"]))
     for stage in STAGES:
         row(f"  {stage}", lambda s, st=stage: s["stages_p50_s"][st])
     row("voice to voice, ms p90", lambda s: s["v2v_p90_s"])
@@ -357,7 +369,12 @@ def plot(summaries: dict[str, dict[str, Any]], path: Path) -> None:
 
 
 async def run_bench(
-    turns: int | None, bots: list[str], sets: list[str], demo_grammar: bool, carrier: str = "twilio"
+    turns: int | None,
+    bots: list[str],
+    sets: list[str],
+    demo_grammar: bool,
+    carrier: str = "twilio",
+    passes: int = 1,
 ) -> dict[str, Any]:
     backend = HibariBackend()
     await asyncio.to_thread(backend.load)
@@ -367,21 +384,25 @@ async def run_bench(
         "stt": "pocketsphinx, the demo's closed grammar" if demo_grammar else "whisper tiny.en",
         "targets": TARGETS,
         "carrier": carrier,
+        "passes": passes,
         "sets": {},
     }
     for name in sets:
         callers = CALLER_SETS[name]
         count = turns or callers.acts
         acts = script(cast, count, callers)
-        results: dict[str, list[ActResult]] = {}
-        for bot in bots:
-            t0 = time.monotonic()
-            results[bot] = await RUNNERS[bot](backend, acts, demo_grammar, carrier)
-            print(f"{name}/{bot}: {count} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
+        runs: dict[str, list[list[ActResult]]] = {bot: [] for bot in bots}
+        for k in range(passes):
+            for bot in bots:  # the bots take turns, pass by pass: what else runs affects them alike
+                t0 = time.monotonic()
+                runs[bot].append(await RUNNERS[bot](backend, acts, demo_grammar, carrier))
+                done = f"{name}/{bot}" + (f" pass {k + 1}/{passes}" if passes > 1 else "")
+                print(f"{done}: {count} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
         report["sets"][name] = {
             "acts": [{"kind": a.kind, "text": a.text} for a in acts],
-            "summary": {bot: summary(r) for bot, r in results.items()},
-            "results": {bot: [asdict(t) for t in r] for bot, r in results.items()},
+            "summary": {bot: pooled_summary(r) for bot, r in runs.items()},
+            # every pass's acts, in order: the ``passes`` runs one after the other
+            "results": {bot: [asdict(t) for run in r for t in run] for bot, r in runs.items()},
         }
     return report
 
@@ -422,24 +443,32 @@ def main() -> int:
         choices=sorted(CARRIERS),
         help="the simulated carrier and its route on warmline call (default twilio; stock: twilio only)",
     )
+    parser.add_argument(
+        "--passes",
+        type=int,
+        default=1,
+        help="play each caller set this many times per bot and pool the figures (default 1): on a "
+        "shared 2-core machine one pass's p50 moves by up to 100 ms from run to run",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     if (
         (args.turns is not None and args.turns < 2)
+        or args.passes < 1
         or not bots
         or set(bots) - set(BOTS)
         or not sets
         or set(sets) - set(CALLER_SETS)
     ):
         parser.error(
-            f"--turns must be at least 2, --bots a list of {', '.join(BOTS)}, "
+            f"--turns must be at least 2, --passes at least 1, --bots a list of {', '.join(BOTS)}, "
             f"--sets a list of {', '.join(CALLER_SETS)}"
         )
     if args.carrier != "twilio" and "stock" in bots:
         parser.error("the stock bot speaks Twilio only: leave it out of --bots with --carrier")
-    report = asyncio.run(run_bench(args.turns, bots, sets, args.demo_grammar, args.carrier))
+    report = asyncio.run(run_bench(args.turns, bots, sets, args.demo_grammar, args.carrier, args.passes))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "v2v_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     plot(columns(report), args.out / "v2v_latency.png")

@@ -17,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,3 +90,32 @@ def test_table_json_and_plot_are_written(report: tuple[dict[str, object], str, P
         assert row in stdout, row
     assert "backchannels that kept the answer" in stdout
     assert (out / "v2v_latency.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_passes_play_the_set_again_and_pool_the_figures(tmp_path: Path) -> None:
+    """``--passes 2``: every act played twice, the figures of both passes pooled, and each pass's
+    voice-to-voice p50 kept beside them (the spread a single pass cannot show)."""
+    proc = subprocess.run(
+        [
+            *(sys.executable, str(BENCH), "--turns", "2", "--sets", "tuned", "--bots", "warmline"),
+            *("--passes", "2", "--out", str(tmp_path)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads((tmp_path / "v2v_bench.json").read_text())
+    assert data["passes"] == 2
+    run = data["sets"]["tuned"]
+    summary, results = run["summary"]["warmline"], run["results"]["warmline"]
+    assert len(run["acts"]) == 2 and len(results) == 4
+    assert [r["text"] for r in results] == [a["text"] for a in run["acts"]] * 2
+    assert summary["passes"] == 2 and summary["acts"] == 4
+    by_pass = summary["v2v_p50_s_by_pass"]
+    assert len(by_pass) == 2
+    timed = sorted(r["v2v_s"] for r in results if r["v2v_s"] is not None)
+    assert summary["v2v_p50_s"] == pytest.approx(float(np.median(timed)))
+    assert "each pass" in proc.stdout
