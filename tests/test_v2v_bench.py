@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,14 +27,10 @@ BOTS = {"warmline", "stock"}
 SET = "wide"
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], str, Path]:
-    out = tmp_path_factory.mktemp("v2v")
+def run_bench(out: Path, *args: str) -> tuple[dict[str, Any], str]:
+    """The bench with ``args``, writing to ``out``: its JSON report and what it printed."""
     proc = subprocess.run(
-        [
-            *(sys.executable, str(BENCH), "--turns", "4", "--sets", SET),
-            *("--bots", ",".join(sorted(BOTS)), "--out", str(out)),
-        ],
+        [sys.executable, str(BENCH), *args, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -41,7 +38,14 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object],
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads((out / "v2v_bench.json").read_text()), proc.stdout, out
+    return json.loads((out / "v2v_bench.json").read_text()), proc.stdout
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, object], str, Path]:
+    out = tmp_path_factory.mktemp("v2v")
+    data, stdout = run_bench(out, "--turns", "4", "--sets", SET, "--bots", ",".join(sorted(BOTS)))
+    return data, stdout, out
 
 
 def test_every_act_is_played_and_judged_and_questions_are_answered(
@@ -95,19 +99,8 @@ def test_table_json_and_plot_are_written(report: tuple[dict[str, object], str, P
 def test_passes_play_the_set_again_and_pool_the_figures(tmp_path: Path) -> None:
     """``--passes 2``: every act played twice, the figures of both passes pooled, and each pass's
     voice-to-voice p50 kept beside them (the spread a single pass cannot show)."""
-    proc = subprocess.run(
-        [
-            *(sys.executable, str(BENCH), "--turns", "2", "--sets", "tuned", "--bots", "warmline"),
-            *("--passes", "2", "--out", str(tmp_path)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    data = json.loads((tmp_path / "v2v_bench.json").read_text())
+    args = ("--turns", "2", "--sets", "tuned", "--bots", "warmline", "--passes", "2")
+    data, stdout = run_bench(tmp_path, *args)
     assert data["passes"] == 2
     run = data["sets"]["tuned"]
     summary, results = run["summary"]["warmline"], run["results"]["warmline"]
@@ -118,4 +111,4 @@ def test_passes_play_the_set_again_and_pool_the_figures(tmp_path: Path) -> None:
     assert len(by_pass) == 2
     timed = sorted(r["v2v_s"] for r in results if r["v2v_s"] is not None)
     assert summary["v2v_p50_s"] == pytest.approx(float(np.median(timed)))
-    assert "each pass" in proc.stdout
+    assert "each pass" in stdout
