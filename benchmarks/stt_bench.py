@@ -1,6 +1,6 @@
 """How well the agent's recognizers hear phone callers, and how far their confidence can be trusted.
 
-    python benchmarks/stt_bench.py [--out bench-out] [--endings-only]
+    python benchmarks/stt_bench.py [--out bench-out] [--endings-only] [--whisper-variants]
 
 Every utterance of both ``v2v_sets`` caller sets (questions, barge-ins, backchannels, and each
 hesitation's two halves), through the mu-law line, resampled as ``agent.stt.sphinx`` does and decoded
@@ -25,7 +25,11 @@ one after another as one call's recognizer hears them: whisper tiny.en (the defa
   the bar that misreads the fewest (``--endings-only`` runs this part alone, in seconds);
 * seconds of CPU per second of audio, and how long the recognizer takes to finish an utterance
   (pocketsphinx's ``end_utt``, whisper's whole transcription: the wait between the VAD's stop and
-  the final transcript, unless whisper already ran at the caller's pause).
+  the final transcript, unless whisper already ran at the caller's pause);
+* with ``--whisper-variants``, the same for whisper in other settings (``WHISPER_VARIANTS``: two
+  threads, other compute types, less silence after the phrase): its time at a pause is on every
+  answer's path, and each setting is weighed by its words and by how many halves and whole
+  phrases the turn end holds (read unfinished, or going on by whisper's own score).
 
 Writes ``<out>/stt_bench.json``. The figures are properties of the recognizer and the callers, not
 of the machine, but for the CPU ratio.
@@ -37,7 +41,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +63,7 @@ from agent.stt.sphinx import (  # noqa: E402
     restart,
 )
 from agent.stt.tiny_model import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
-from agent.stt.tiny_model import load_tiny_whisper  # noqa: E402
+from agent.stt.tiny_model import TinyWhisper, load_tiny_whisper, model_dir  # noqa: E402
 from agent.turn_taking.confidence import TRUST, Heard  # noqa: E402
 from agent.turn_taking.cues import ends_on_article_soundalike, unfinished  # noqa: E402
 from agent.turn_taking.policy import TurnEndPolicy  # noqa: E402
@@ -73,6 +77,16 @@ RATE = 8000
 POCKETSPHINX_CMN_INIT = "40,3,-1"
 #: the default recognizer's row
 WHISPER = "whisper tiny.en (the default)"
+#: ``--whisper-variants``: the default's alternatives (``TinyWhisper``'s keywords), each a row: is
+#: there a faster whisper at the caller's pause that hears as well?
+WHISPER_VARIANTS: dict[str, dict[str, Any]] = {
+    "whisper, 2 threads": {"threads": 2},
+    "whisper, float32": {"compute_type": "float32"},
+    "whisper, int8_float32": {"compute_type": "int8_float32"},
+    "whisper, 3 s of silence after": {"pad_s": 3.0},
+    "whisper, 2 s of silence after": {"pad_s": 2.0},
+    "whisper, 1 s of silence after": {"pad_s": 1.0},
+}
 #: pocketsphinx's rows: (starting mean, restarted at each utterance, the decoder's own options)
 SETTINGS: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "pocketsphinx (carried, one pass)": (NARROWBAND_CMN_INIT, False, dict(GENERAL_MODEL_OPTIONS)),
@@ -83,14 +97,22 @@ SETTINGS: dict[str, tuple[str, bool, dict[str, Any]]] = {
 }
 
 
-def whisper_hears(line: np.ndarray) -> tuple[Heard, float]:
-    """One utterance with 0.3 s of silence around it, as the STT service gives it to whisper: its
-    words, and the seconds the transcription took."""
+def whisper_hears(line: np.ndarray, whisper: TinyWhisper | None = None) -> tuple[Heard, float]:
+    """One utterance with 0.3 s of silence around it, as the STT service gives it to whisper
+    (the agent's, unless ``whisper``): its words, and the seconds the transcription took."""
     pad = np.zeros(int(0.3 * RATE), np.int16)
     samples = pcm16_to_float(resample_pcm16(np.concatenate([pad, line, pad]), RATE, WHISPER_RATE))
+    whisper = whisper or load_tiny_whisper()
     began = time.perf_counter()
-    heard = load_tiny_whisper().transcribe(samples)
+    heard = whisper.transcribe(samples)
     return heard, time.perf_counter() - began
+
+
+def whisper_variant(name: str) -> TinyWhisper:
+    """The agent's whisper in one of ``WHISPER_VARIANTS``' settings, warmed as the agent's is."""
+    whisper = TinyWhisper(model_dir(), **WHISPER_VARIANTS[name])
+    whisper.transcribe(np.zeros(WHISPER_RATE // 2, np.float32))
+    return whisper
 
 
 def utterances(backend: HibariBackend, callers: CallerSet) -> list[tuple[str, np.ndarray]]:
@@ -149,66 +171,99 @@ def aligned(ref: list[str], hyp: list[str]) -> tuple[int, list[bool]]:
     return int(cost[n, m]), right
 
 
-def run(backend: HibariBackend) -> dict[str, Any]:
+@dataclass
+class Tally:
+    """One recognizer setting's figures over a caller set, utterance by utterance."""
+
+    finish_s: list[float] = field(default_factory=list)
+    cpu_s: float = 0.0
+    errors: int = 0
+    words: int = 0
+    right_p: list[float] = field(default_factory=list)
+    wrong_p: list[float] = field(default_factory=list)
+    #: utterances ``Heard.trusted`` takes, and of those the ones whose last word (the one an
+    #: ending's cue reads) was right
+    trusted: int = 0
+    trusted_last_right: int = 0
+    halves: int = 0
+    halves_unfinished: int = 0
+    wholes_unfinished: int = 0
+    #: read unfinished, or going on (whisper's score, a word left out): the turn end holds them
+    halves_held: int = 0
+    wholes_held: int = 0
+
+    def add(self, policy: TurnEndPolicy, text: str, heard: Heard, ended_s: float, cpu_s: float) -> None:
+        self.finish_s.append(ended_s)
+        self.cpu_s += cpu_s
+        ref = normalize_phrase(text).split()
+        distance, right = aligned(ref, [w for w, _ in heard.words])
+        self.errors += distance
+        self.words += len(ref)
+        for (_, p), ok in zip(heard.words, right, strict=True):
+            (self.right_p if ok else self.wrong_p).append(p)
+        if heard.trusted(TRUST):
+            self.trusted += 1
+            self.trusted_last_right += right[-1]
+        reads_unfinished = policy.unfinished(heard.text, heard)
+        held = reads_unfinished or policy.goes_on(heard, heard.text)
+        if unfinished(text):
+            self.halves += 1
+            self.halves_unfinished += reads_unfinished
+            self.halves_held += held
+        else:
+            self.wholes_unfinished += reads_unfinished
+            self.wholes_held += held
+
+    def row(self, audio_s: float) -> dict[str, Any]:
+        right_p, wrong_p = self.right_p, self.wrong_p
+        return {
+            "wer": self.errors / self.words,
+            "words_right": len(right_p),
+            "words_wrong": len(wrong_p),
+            "right_above_trust": float(np.mean([p >= TRUST for p in right_p])) if right_p else None,
+            "wrong_above_trust": float(np.mean([p >= TRUST for p in wrong_p])) if wrong_p else None,
+            "utterances_trusted": self.trusted,
+            "trusted_last_word_right": self.trusted_last_right,
+            "unfinished_halves": self.halves,
+            "unfinished_halves_read_unfinished": self.halves_unfinished,
+            "whole_phrases_read_unfinished": self.wholes_unfinished,
+            "unfinished_halves_held": self.halves_held,
+            "whole_phrases_held": self.wholes_held,
+            "cpu_per_audio_s": self.cpu_s / audio_s,
+            "end_utt_p50_s": float(np.median(self.finish_s)),
+            "end_utt_p90_s": float(np.quantile(self.finish_s, 0.9)),
+        }
+
+
+def run(backend: HibariBackend, variants: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Every setting on every utterance, the settings taking turns utterance by utterance: a
+    shared machine that slows down for a minute slows them alike."""
     from pocketsphinx import Decoder
 
+    whispers: dict[str, TinyWhisper | None] = {WHISPER: None} | {n: whisper_variant(n) for n in variants}
     policy = TurnEndPolicy()
     report: dict[str, Any] = {}
     for name, callers in CALLER_SETS.items():
         said = utterances(backend, callers)
         audio_s = sum(len(line) for _, line in said) / RATE
-        rows: dict[str, Any] = {}
-        for setting in (WHISPER, *SETTINGS):
-            if setting != WHISPER:
-                cmn, restarted, options = SETTINGS[setting]
-                decoder = Decoder(logfn="/dev/null", cmninit=cmn, **options)
-            finish_s: list[float] = []
-            errors = words = 0
-            right_p: list[float] = []
-            wrong_p: list[float] = []
-            trusted = trusted_last_right = 0  # utterances ``Heard.trusted`` takes, and of those
-            # the ones whose last word (the one an ending's cue reads) was right
-            halves = halves_unfinished = wholes_unfinished = 0
-            began = time.process_time()
-            for text, line in said:
-                if setting == WHISPER:
-                    heard, ended_s = whisper_hears(line)
+        decoders = {
+            setting: Decoder(logfn="/dev/null", cmninit=cmn, **options)
+            for setting, (cmn, _, options) in SETTINGS.items()
+        }
+        tallies = {setting: Tally() for setting in (*whispers, *SETTINGS)}
+        for text, line in said:
+            for setting, tally in tallies.items():
+                began = time.process_time()
+                if setting in whispers:
+                    heard, ended_s = whisper_hears(line, whispers[setting])
                 else:
+                    cmn, restarted, _ = SETTINGS[setting]
                     if restarted:
-                        restart(decoder, cmn)
-                    words_heard, ended_s = decode(decoder, line)
+                        restart(decoders[setting], cmn)
+                    words_heard, ended_s = decode(decoders[setting], line)
                     heard = Heard.of(words_heard)
-                finish_s.append(ended_s)
-                ref = normalize_phrase(text).split()
-                distance, right = aligned(ref, [w for w, _ in heard.words])
-                errors += distance
-                words += len(ref)
-                for (_, p), ok in zip(heard.words, right, strict=True):
-                    (right_p if ok else wrong_p).append(p)
-                if heard.trusted(TRUST):
-                    trusted += 1
-                    trusted_last_right += right[-1]
-                reads_unfinished = policy.unfinished(heard.text, heard)
-                if unfinished(text):
-                    halves += 1
-                    halves_unfinished += reads_unfinished
-                else:
-                    wholes_unfinished += reads_unfinished
-            rows[setting] = {
-                "wer": errors / words,
-                "words_right": len(right_p),
-                "words_wrong": len(wrong_p),
-                "right_above_trust": float(np.mean([p >= TRUST for p in right_p])) if right_p else None,
-                "wrong_above_trust": float(np.mean([p >= TRUST for p in wrong_p])) if wrong_p else None,
-                "utterances_trusted": trusted,
-                "trusted_last_word_right": trusted_last_right,
-                "unfinished_halves": halves,
-                "unfinished_halves_read_unfinished": halves_unfinished,
-                "whole_phrases_read_unfinished": wholes_unfinished,
-                "cpu_per_audio_s": (time.process_time() - began) / audio_s,
-                "end_utt_p50_s": float(np.median(finish_s)),
-                "end_utt_p90_s": float(np.quantile(finish_s, 0.9)),
-            }
+                tally.add(policy, text, heard, ended_s, time.process_time() - began)
+        rows = {setting: tally.row(audio_s) for setting, tally in tallies.items()}
         report[name] = {"utterances": len(said), "audio_s": audio_s, "settings": rows}
     return report
 
@@ -286,7 +341,7 @@ def print_endings(report: dict[str, Any]) -> None:
 
 def print_report(report: dict[str, Any]) -> None:
     sets = list(report)
-    rows = (WHISPER, *SETTINGS)
+    rows = tuple(report[sets[0]]["settings"])
     print(f"{'8 kHz mu-law line':<58}" + "".join(f"{s:>26}" for s in sets))
     for setting in rows:
         print(
@@ -328,6 +383,14 @@ def print_report(report: dict[str, Any]) -> None:
         ]
         print(f"{'  unfinished halves read unfinished':<58}" + "".join(f"{c:>26}" for c in cells))
     for setting in rows:
+        cells = [
+            f"{report[s]['settings'][setting]['unfinished_halves_held']}"
+            f"/{report[s]['settings'][setting]['unfinished_halves']}, "
+            f"{report[s]['settings'][setting]['whole_phrases_held']} whole too"
+            for s in sets
+        ]
+        print(f"{'halves held (unfinished, goes on), ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
+    for setting in rows:
         print(
             f"{'CPU s per audio s, ' + setting:<58}"
             + "".join(f"{report[s]['settings'][setting]['cpu_per_audio_s']:>26.3f}" for s in sets)
@@ -341,10 +404,16 @@ def main() -> int:
     parser.add_argument(
         "--endings-only", action="store_true", help="only the endings (seconds, not the caller sets' minutes)"
     )
+    parser.add_argument(
+        "--whisper-variants",
+        action="store_true",
+        help="also whisper with 2 threads, other compute types and shorter silence after the phrase",
+    )
     args = parser.parse_args()
     backend = HibariBackend()
     backend.load()
-    report = {} if args.endings_only else run(backend)
+    variants = tuple(WHISPER_VARIANTS) if args.whisper_variants else ()
+    report = {} if args.endings_only else run(backend, variants)
     report["endings"] = endings(backend)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "stt_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -223,6 +223,19 @@ def test_a_transcription_told_to_stop_is_abandoned_at_its_next_stage(
     assert whisper.transcribe(samples, stop=threading.Event()).text == "what time do you open"
 
 
+@pytest.mark.parametrize("settings", [{"pad_s": 2.0}, {"compute_type": "float32", "threads": 2}])
+def test_whisper_in_the_benchmarks_other_settings_hears_the_same_question(
+    hibari_backend: Backend, settings: dict[str, Any]
+) -> None:
+    """``stt_bench.py --whisper-variants`` weighs these against the default: each is a working
+    recognizer, not only a timing (a shorter silence after the phrase still ends its words)."""
+    line = on_the_line(hibari_backend, "What time do you open?")
+    whisper = TinyWhisper(model_dir(), **settings)
+    assert whisper.transcribe(pcm16_to_float(resample_pcm16(line, 8000, SAMPLE_RATE))).text == (
+        "what time do you open"
+    )
+
+
 def test_weights_that_are_not_the_pinned_ones_are_refused(tmp_path: Path) -> None:
     """Another file under the package's name is refused before it is loaded."""
     fake = tmp_path / "model"

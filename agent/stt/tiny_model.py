@@ -123,14 +123,25 @@ def load_tiny_whisper(threads: int = 1) -> TinyWhisper:
 class TinyWhisper:
     """One loaded whisper tiny.en; ``transcribe`` one phrase at a time (see the module doc)."""
 
-    def __init__(self, path: Path, *, threads: int = 1, verify: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        threads: int = 1,
+        verify: bool = True,
+        compute_type: str = "int8",
+        pad_s: float = PAD_S,
+    ) -> None:
+        """``threads``, ``compute_type`` (CTranslate2's) and ``pad_s`` (the silence after a phrase)
+        are the defaults' alternatives ``benchmarks/stt_bench.py --whisper-variants`` weighs."""
         if verify:
             digest = _sha256(path / "model.bin")
             if digest != MODEL_SHA256:
                 raise ValueError(f"{path / 'model.bin'} is not whisper tiny.en as pinned (sha256 {digest})")
         fw = importlib.import_module("faster_whisper")
         tokenizer_module = importlib.import_module("faster_whisper.tokenizer")
-        self._model = fw.WhisperModel(str(path), device="cpu", compute_type="int8", cpu_threads=threads)
+        self._model = fw.WhisperModel(str(path), device="cpu", compute_type=compute_type, cpu_threads=threads)
+        self._pad_s = pad_s
         self._features = self._model.feature_extractor
         self._tokenizer = tokenizer_module.Tokenizer(
             self._model.hf_tokenizer, self._model.model.is_multilingual, task="transcribe", language="en"
@@ -160,11 +171,11 @@ class TinyWhisper:
         ``stop``, once set (from any thread), abandons the transcription before its next stage
         (the encoder, the decoder, the alignment: 40-80 ms each) with ``TranscriptionAbandoned``:
         one no longer wanted frees the thread for the next sooner."""
-        samples = np.asarray(samples, np.float32)[-int(WINDOW_S * SAMPLE_RATE - PAD_S * SAMPLE_RATE) :]
+        samples = np.asarray(samples, np.float32)[-int((WINDOW_S - self._pad_s) * SAMPLE_RATE) :]
         duration_s = len(samples) / SAMPLE_RATE
         if not len(samples):
             return Heard.of((), fluent=True)
-        pad_s = SO_FAR_PAD_S if so_far else PAD_S
+        pad_s = SO_FAR_PAD_S if so_far else self._pad_s
         features = self._features(samples, padding=int(pad_s * SAMPLE_RATE))
         frames = features.shape[-1] - features.shape[-1] % 2
         window = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
