@@ -45,7 +45,8 @@ process):
 
 Prints a table (a column per caller set and bot), writes ``<out>/v2v_bench.json`` and
 ``<out>/v2v_latency.png`` (stacked p50s). ``--passes N`` plays each set N times per bot (the bots
-taking turns) and pools the figures, each pass's p50 beside them.
+taking turns) and pools the figures, each pass's p50 beside them. Before each pass the machine's
+speed is probed (whisper tiny alone on one phrase: ``machine_probe_s``), printed pass by pass.
 Figures depend on the machine and what else runs; ratios compare the bots of the same run.
 """
 
@@ -93,6 +94,8 @@ from agent.pipeline import AgentParts  # noqa: E402
 from agent.responder import DEMO_PHRASES  # noqa: E402
 from agent.server import AgentSettings, create_agent_app  # noqa: E402
 from agent.stt.choice import stt_factory  # noqa: E402
+from agent.stt.tiny_model import SAMPLE_RATE as WHISPER_RATE  # noqa: E402
+from agent.stt.tiny_model import load_tiny_whisper  # noqa: E402
 from agent.vad import VAD_ANALYZERS  # noqa: E402
 from transports.asterisk.carrier import AsteriskPbx  # noqa: E402
 from transports.exotel.carrier import ExotelCarrier  # noqa: E402
@@ -104,13 +107,21 @@ from transports.vonage.carrier import VonageCarrier  # noqa: E402
 from transports.ws.settings import ServerSettings  # noqa: E402
 from tts_service.backends.hibari.backend import HibariBackend  # noqa: E402
 from tts_service.backends.piper.backend import PiperBackend  # noqa: E402
+from tts_service.dsp import pcm16_to_float  # noqa: E402
 from tts_service.runtime import EngineRuntime  # noqa: E402
+from tts_service.speech import spoken_pcm  # noqa: E402
 
 BOTS = ("warmline", "warmline-fast", "warmline-webrtc", "stock")
 DEFAULT_BOTS = "warmline,warmline-fast,stock"
 DEFAULT_SETS = "tuned,wide"
 #: the issue's targets on a 2-core machine with the offline parts (printed, never asserted)
 TARGETS = {"v2v_p50_s": 0.4, "v2v_p90_s": 0.7, "barge_in_p50_s": 0.2, "llm_requests_per_turn": 1.5}
+#: the machine's speed, taken before each pass: the agent's whisper transcribes this phrase
+#: ``PROBE_ROUNDS`` times with nothing else running (about 150 ms on an idle 2-core CPU of this
+#: project). A shared machine's neighbours can make every stage of a call 2-4x slower for minutes
+#: on end; the probe says which passes ran so.
+PROBE_PHRASE = "What time do you open?"
+PROBE_ROUNDS = 5
 
 
 #: ``--carrier``: each carrier's stream route on ``warmline call`` and its simulated carrier
@@ -280,6 +291,10 @@ def print_table(columns: dict[str, dict[str, Any]]) -> None:
     row("voice to voice, ms p50", lambda s: s["v2v_p50_s"])
     if any(s.get("passes", 1) > 1 for s in columns.values()):
         count("  each pass", lambda s: " ".join(_ms(v) for v in s["v2v_p50_s_by_pass"]))
+    count(
+        "machine: whisper alone, ms",
+        lambda s: " ".join(_ms(v) for v in s.get("machine_probe_s_by_pass", ())) or "-",
+    )
     for stage in STAGES:
         row(f"  {stage}", lambda s, st=stage: s["stages_p50_s"][st])
     row("voice to voice, ms p90", lambda s: s["v2v_p90_s"])
@@ -392,19 +407,35 @@ async def run_bench(
         count = turns or callers.acts
         acts = script(cast, count, callers)
         runs: dict[str, list[list[ActResult]]] = {bot: [] for bot in bots}
+        probes: dict[str, list[float]] = {bot: [] for bot in bots}
         for k in range(passes):
             for bot in bots:  # the bots take turns, pass by pass: what else runs affects them alike
+                probes[bot].append(await asyncio.to_thread(machine_probe_s, backend))
                 t0 = time.monotonic()
                 runs[bot].append(await RUNNERS[bot](backend, acts, demo_grammar, carrier))
                 done = f"{name}/{bot}" + (f" pass {k + 1}/{passes}" if passes > 1 else "")
                 print(f"{done}: {count} acts in {time.monotonic() - t0:.0f} s", file=sys.stderr)
         report["sets"][name] = {
             "acts": [{"kind": a.kind, "text": a.text} for a in acts],
-            "summary": {bot: pooled_summary(r) for bot, r in runs.items()},
+            "summary": {
+                bot: {**pooled_summary(r), "machine_probe_s_by_pass": probes[bot]} for bot, r in runs.items()
+            },
             # every pass's acts, in order: the ``passes`` runs one after the other
             "results": {bot: [asdict(t) for run in r for t in run] for bot, r in runs.items()},
         }
     return report
+
+
+def machine_probe_s(backend: HibariBackend) -> float:
+    """The p50 seconds whisper tiny (the agent's one instance) takes on ``PROBE_PHRASE``."""
+    samples = pcm16_to_float(spoken_pcm(backend, PROBE_PHRASE, WHISPER_RATE, seed=0))
+    whisper = load_tiny_whisper()
+    took: list[float] = []
+    for _ in range(PROBE_ROUNDS):
+        began = time.perf_counter()
+        whisper.transcribe(samples)
+        took.append(time.perf_counter() - began)
+    return statistics.median(took)
 
 
 def _joe() -> PiperBackend:

@@ -98,7 +98,8 @@ def test_table_json_and_plot_are_written(report: tuple[dict[str, object], str, P
 
 def test_passes_play_the_set_again_and_pool_the_figures(tmp_path: Path) -> None:
     """``--passes 2``: every act played twice, the figures of both passes pooled, and each pass's
-    voice-to-voice p50 kept beside them (the spread a single pass cannot show)."""
+    voice-to-voice p50 kept beside them (the spread a single pass cannot show), and the machine's
+    speed probed before each pass."""
     args = ("--turns", "2", "--sets", "tuned", "--bots", "warmline", "--passes", "2")
     data, stdout = run_bench(tmp_path, *args)
     assert data["passes"] == 2
@@ -112,3 +113,7 @@ def test_passes_play_the_set_again_and_pool_the_figures(tmp_path: Path) -> None:
     timed = sorted(r["v2v_s"] for r in results if r["v2v_s"] is not None)
     assert summary["v2v_p50_s"] == pytest.approx(float(np.median(timed)))
     assert "each pass" in stdout
+    # the machine's speed before each pass: whisper alone, a measured time (bounded loosely: CI is slow)
+    probes = summary["machine_probe_s_by_pass"]
+    assert len(probes) == 2 and all(0 < p < 10.0 for p in probes), probes
+    assert "machine: whisper alone, ms" in stdout
