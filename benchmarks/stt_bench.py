@@ -339,6 +339,14 @@ def print_endings(report: dict[str, Any]) -> None:
         )
 
 
+def _halves(row: dict[str, Any], verdict: str) -> str:
+    """ "12/13, 8 whole too": the unfinished halves given ``verdict`` ("read_unfinished" or
+    "held"), of all of them, and the whole phrases given it too."""
+    halves = row[f"unfinished_halves_{verdict}"]
+    wholes = row["whole_phrases_read_unfinished" if verdict == "read_unfinished" else "whole_phrases_held"]
+    return f"{halves}/{row['unfinished_halves']}, {wholes} whole too"
+
+
 def print_report(report: dict[str, Any]) -> None:
     sets = list(report)
     rows = tuple(report[sets[0]]["settings"])
@@ -375,21 +383,11 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{row['trusted_last_word_right']} last word right"
             )
         print(f"{'  utterances trusted (Heard.trusted)':<58}" + "".join(f"{c:>26}" for c in cells))
-        cells = [
-            f"{report[s]['settings'][default]['unfinished_halves_read_unfinished']}"
-            f"/{report[s]['settings'][default]['unfinished_halves']}, "
-            f"{report[s]['settings'][default]['whole_phrases_read_unfinished']} whole too"
-            for s in sets
-        ]
+        cells = [_halves(report[s]["settings"][default], "read_unfinished") for s in sets]
         print(f"{'  unfinished halves read unfinished':<58}" + "".join(f"{c:>26}" for c in cells))
     for setting in rows:
-        cells = [
-            f"{report[s]['settings'][setting]['unfinished_halves_held']}"
-            f"/{report[s]['settings'][setting]['unfinished_halves']}, "
-            f"{report[s]['settings'][setting]['whole_phrases_held']} whole too"
-            for s in sets
-        ]
-        print(f"{'halves held (unfinished, goes on), ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
+        cells = [_halves(report[s]["settings"][setting], "held") for s in sets]
+        print(f"{'halves held, ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
     for setting in rows:
         print(
             f"{'CPU s per audio s, ' + setting:<58}"
