@@ -75,7 +75,9 @@ SYSTEM_PROMPT = (
 
 #: the engine speaks an answer's first words once this long has passed since its first token (and
 #: three words are complete): 0.1 s instead of the engine's 0.15 s, because in a call every ms
-#: before the first word is heard as hesitation (at 30 tokens/s the third word is in at 0.1 s)
+#: before the first word is heard as hesitation. At 30 tokens/s the third word is in at 67 ms, so
+#: the hold costs one token and gives the first unit a fourth word; a faster LLM fills it with a
+#: clause, which hibari (a contour per unit) speaks better than three words
 FIRST_UNIT_HOLD_S = 0.1
 
 
