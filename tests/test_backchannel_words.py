@@ -54,7 +54,7 @@ def test_a_listeners_words_resume_the_bot_and_a_question_interrupts_it(language:
     barge.speech_started(1.0)
     assert barge.words(listener, 1.4, final=True) == [DuckBot()]
     assert barge.speech_stopped(1.45) == []
-    assert barge.tick(1.8) == [ResumeBot(listener)]
+    assert barge.audio_read(0.35, 1.8) == [ResumeBot(listener)]  # 0.35 s of quiet audio
     asked = speaking(language)
     asked.speech_started(1.0)
     assert asked.words(question, 2.2, final=True) == [Interrupt(question)]
@@ -92,5 +92,7 @@ def test_warmline_call_gives_the_barge_in_the_callers_language() -> None:
         barge = parts.turn_taking.barge_in()
         barge.bot_started(0.0)
         barge.speech_started(1.0)
-        acts[name] = barge.words(said, 1.7, final=True) + barge.speech_stopped(1.75) + barge.tick(2.1)
+        acts[name] = (
+            barge.words(said, 1.7, final=True) + barge.speech_stopped(1.75) + barge.audio_read(0.35, 2.1)
+        )
     assert acts == {"de": [DuckBot(), ResumeBot(said)], "en": [Interrupt(said)]}

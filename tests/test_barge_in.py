@@ -4,14 +4,36 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_taking.barge_in import BargeIn, DuckBot, Interrupt, PauseBot, ResumeBot, StartTurn
+from agent.turn_taking.barge_in import (
+    QUIET_BOUND_S,
+    BargeIn,
+    BargeInAction,
+    DuckBot,
+    Interrupt,
+    PauseBot,
+    ResumeBot,
+    StartTurn,
+)
 from agent.turn_taking.confidence import Heard
+
+FRAME_S = 0.02
 
 
 def speaking() -> BargeIn:
     barge = BargeIn(no_words_s=0.6, max_pause_s=3.0)
     barge.bot_started(0.0)
     return barge
+
+
+def read_audio(barge: BargeIn, since: float, until: float, *, lag: float = 0.0) -> list[BargeInAction]:
+    """The caller's audio from ``since`` to ``until`` (s of audio), 20 ms a frame, each read
+    ``lag`` s after it was said (a loaded machine reads it late); the acts of every frame."""
+    acts: list[BargeInAction] = []
+    at = since
+    while at + FRAME_S <= until + 1e-9:
+        at += FRAME_S
+        acts += barge.audio_read(FRAME_S, at + lag)
+    return acts
 
 
 def test_the_bot_pauses_the_moment_the_caller_speaks_over_it() -> None:
@@ -30,14 +52,14 @@ def test_a_backchannel_resumes_the_bot_once_the_caller_stays_quiet_and_its_words
     assert barge.words("yeah", 1.3, final=True) == [DuckBot()]
     assert barge.ducked and barge.paused
     assert barge.speech_stopped(1.35) == []
-    assert barge.next_deadline_s() == pytest.approx(1.65)
-    assert barge.tick(1.6) == []
-    assert barge.tick(1.66) == [ResumeBot("yeah")]
+    assert barge.counting_quiet
+    assert read_audio(barge, 1.35, 1.63) == []
+    assert read_audio(barge, 1.63, 1.65) == [ResumeBot("yeah")]
     other = speaking()
     other.speech_started(1.0)
     other.speech_stopped(1.3)
     assert other.words("uh huh", 1.35, final=True) == [DuckBot()]
-    assert other.tick(1.6) == [ResumeBot("uh huh")]
+    assert read_audio(other, 1.3, 1.6)[-1:] == [ResumeBot("uh huh")]
     assert barge.resumed == 1 and not barge.paused and not barge.ducked
 
 
@@ -48,9 +70,32 @@ def test_a_first_word_and_a_comma_pause_are_not_resumed_over_the_rest_of_the_sen
     barge.speech_started(1.0)
     barge.words("actually", 1.5, final=True)
     barge.speech_stopped(1.55)
-    assert barge.tick(1.75) == []
+    assert read_audio(barge, 1.55, 1.75) == [] and barge.tick(1.75) == []
     assert barge.speech_started(1.8) == []  # still paused: no second PauseBot
     assert barge.words("can we make it seven", 3.0, final=True) == [Interrupt("can we make it seven")]
+
+
+def test_the_wait_after_a_stop_counts_the_callers_audio_not_the_clock() -> None:
+    """A loaded machine reads the caller's audio late: 0.12 s of the pause after "Actually," read
+    by the clock 0.45 s after the VAD's stop. The VAD's start for "can we ..." comes within that
+    audio, so the bot must not have resumed over it, whatever the clock says; audio that stops
+    coming is bounded by the clock, ``QUIET_BOUND_S`` after the stop."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    barge.words("actually", 1.5, final=True)
+    barge.speech_stopped(1.55)
+    assert barge.next_deadline_s() == pytest.approx(1.55 + QUIET_BOUND_S)
+    assert read_audio(barge, 1.55, 1.67, lag=0.33) == []  # read at 1.9-2.0 by the clock
+    assert barge.tick(2.0) == []
+    assert barge.speech_started(2.0) == []
+    assert barge.words("can we make it seven", 3.0, final=True) == [Interrupt("can we make it seven")]
+    stalled = speaking()  # the audio stops coming after the stop: the clock's bound resumes
+    stalled.speech_started(1.0)
+    stalled.words("yeah", 1.3, final=True)
+    stalled.speech_stopped(1.35)
+    assert read_audio(stalled, 1.35, 1.45) == []
+    assert stalled.tick(1.35 + QUIET_BOUND_S - 0.01) == []
+    assert stalled.tick(1.35 + QUIET_BOUND_S) == [ResumeBot("yeah")]
 
 
 def test_real_words_interrupt_as_an_interim_once_the_speech_is_longer_than_a_backchannel() -> None:
@@ -84,7 +129,7 @@ def test_short_speech_of_one_or_two_words_is_a_backchannel_whatever_they_were_he
     barge.speech_started(1.0)
     assert barge.words("to learn", 1.6, final=True, heard=guessed) == [DuckBot()]
     barge.speech_stopped(1.65)
-    assert barge.tick(1.95) == [ResumeBot("to learn")]
+    assert read_audio(barge, 1.65, 1.95)[-1:] == [ResumeBot("to learn")]
     sure = Heard.of([("the", 0.9), ("hand", 0.8)], duration_s=1.0)
     trusted = speaking()
     trusted.speech_started(1.0)
@@ -118,7 +163,7 @@ def test_a_short_sound_misheard_as_words_waits_for_its_final_transcript() -> Non
     assert barge.words("bring a", 1.25, final=False) == []
     assert barge.words("right", 1.3, final=True) == [DuckBot()]
     barge.speech_stopped(1.32)
-    assert barge.tick(1.62) == [ResumeBot("right")]
+    assert read_audio(barge, 1.32, 1.62)[-1:] == [ResumeBot("right")]
 
 
 def test_a_noise_with_no_words_resumes_the_bot_within_the_bound() -> None:
@@ -126,8 +171,8 @@ def test_a_noise_with_no_words_resumes_the_bot_within_the_bound() -> None:
     barge = speaking()
     barge.speech_started(1.0)
     barge.speech_stopped(1.2)
-    assert barge.tick(1.7) == [] and barge.next_deadline_s() == pytest.approx(1.8)
-    assert barge.tick(1.81) == [ResumeBot("")]
+    assert read_audio(barge, 1.2, 1.7) == [] and barge.next_deadline_s() == pytest.approx(1.2 + QUIET_BOUND_S)
+    assert read_audio(barge, 1.7, 1.8) == [ResumeBot("")]
     long = speaking()
     long.speech_started(1.0)  # speaks on with no recognisable words
     assert long.next_deadline_s() == 4.0 and long.tick(4.0) == [ResumeBot("")]
@@ -164,7 +209,7 @@ def test_a_fluent_guess_for_a_short_sound_is_no_sentence() -> None:
     barge.speech_started(1.0)
     assert barge.words("that's what i'm doing", 1.5, final=True, heard=guess) == []
     barge.speech_stopped(1.52)
-    assert barge.tick(1.82) == [ResumeBot("that's what i'm doing")]
+    assert read_audio(barge, 1.52, 1.82)[-1:] == [ResumeBot("that's what i'm doing")]
     sure = Heard.of([(w, 0.9) for w, _ in words], duration_s=0.5, fluent=True)
     trusted = speaking()
     trusted.speech_started(1.0)
@@ -184,7 +229,7 @@ def test_a_backchannel_written_at_the_first_pause_is_talked_through_at_once() ->
     assert barge.words("uh huh", 1.3, final=False, heard=heard) == [DuckBot()]
     assert barge.speech_stopped(1.45) == []
     assert barge.words("uh huh", 1.46, final=True, heard=heard) == []  # ducked already
-    assert barge.tick(1.76) == [ResumeBot("uh huh")]
+    assert read_audio(barge, 1.45, 1.75)[-1:] == [ResumeBot("uh huh")]
     for words in ("actually", "the hand", "wait"):
         other = speaking()
         other.speech_started(1.0)
@@ -307,7 +352,7 @@ def test_with_peeks_the_caller_going_on_leaves_the_answer_ducked_until_a_peek_de
     assert barge.ducked
     assert barge.words("okay sure", 1.95, final=True, heard=peeked(("okay", 0.6), ("sure", 0.5))) == []
     barge.speech_stopped(1.95)
-    assert barge.tick(2.3) == [ResumeBot("okay sure")]
+    assert read_audio(barge, 1.95, 2.25)[-1:] == [ResumeBot("okay sure")]
 
 
 def test_a_ducked_answer_pauses_once_the_speech_outlasts_a_backchannel() -> None:

@@ -6,7 +6,7 @@
     acts = barge.peek("mm", now, heard)          # [DuckBot()]: no turn so far: on, quietly
     acts = barge.words("yeah", now, final=True)  # [DuckBot()]: a backchannel's words: on, quietly
     acts = barge.speech_stopped(now)             # []: the caller may go on
-    acts = barge.tick(now + 0.3)                 # [ResumeBot(dropped="yeah")]: at full level
+    acts = barge.audio_read(0.3, now + 0.3)      # [ResumeBot(dropped="yeah")]: 0.3 s of quiet audio
     acts = barge.words("when do you close", now, final=True)   # [Interrupt("when do you close")]
 
 Events in, actions out:
@@ -50,8 +50,13 @@ misheard "mm hmm") are not ducked over (one or two it does not trust, no stop wo
 the answer resumes at full level once the caller has been quiet ``resume_quiet_s`` after the
 VAD's stop, not at the stop, since "Actually, ..." and "Hold on, ..." pause after their first
 word, and a bot that resumed in that pause talked over the rest of the sentence. With no words
-``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. Sans-I/O:
-the caller calls ``tick`` at ``next_deadline_s()``.
+``no_words_s`` after the caller stops, or ``max_pause_s`` into a pause, the bot resumes. These
+waits after the VAD's stop count the caller's audio (``audio_read``, each frame as it is read),
+not the clock: on a loaded machine the frames, and the VAD's start in them, are read late, and
+"Actually, | can we ..." was resumed over when 0.3 s had passed by the clock within 0.12 s of
+audio. Should the audio stop coming, the clock ends a wait ``QUIET_BOUND_S`` after the stop.
+Sans-I/O: the caller feeds ``audio_read`` while ``counting_quiet`` and calls ``tick`` at
+``next_deadline_s()``.
 
 A backchannel is talked through before it ends where the recognizer can read speech as it goes on
 (``peek``: whisper on the speech so far, every 150 ms from about 0.3 s in, while the caller speaks
@@ -119,6 +124,9 @@ BargeInAction = PauseBot | DuckBot | ResumeBot | Interrupt | StartTurn
 
 #: the fewest letters of a peek's last word read as the backchannel word it begins (``BargeIn``)
 MIN_CUT_SHORT = 3
+#: a wait after the VAD's stop (``resume_quiet_s``, ``no_words_s``) counts the caller's audio; the
+#: clock ends it this long after the stop at the latest (audio that stopped coming)
+QUIET_BOUND_S = 1.0
 
 
 class BargeIn:
@@ -167,6 +175,8 @@ class BargeIn:
         #: the paused answer goes on quietly (``DuckBot``), until the verdict
         self._ducked = False
         self._quiet_since_s: float | None = None
+        #: the caller's audio read since ``_quiet_since_s``: what the waits after the stop count
+        self._quiet_audio_s = 0.0
         self._heard: list[str] = []
         #: peeks came during this pause: the recognizer reads the speech as it goes on
         self._peeked = False
@@ -193,16 +203,33 @@ class BargeIn:
         """A peek found a turn in the speech over the bot: later peeks change nothing."""
         return self._turn_peeked
 
+    @property
+    def counting_quiet(self) -> bool:
+        """The caller stopped over the paused bot: feed ``audio_read`` every frame read."""
+        return self._paused_at_s is not None and self._quiet_since_s is not None
+
     def next_deadline_s(self) -> float | None:
+        """When ``tick`` next has something to decide by the clock (the audio's waits decide in
+        ``audio_read``; here only their bound)."""
         if self._paused_at_s is None:
             return None
         due = self._paused_at_s + self._max_pause_s
         if self._quiet_since_s is not None:
-            wait = self._resume_quiet_s if self._heard else self._no_words_s
-            due = min(due, self._quiet_since_s + wait)
+            due = min(due, self._quiet_since_s + max(self._quiet_wait_s(), QUIET_BOUND_S))
         if (outlasted := self._outlasted_at_s()) is not None:
             due = min(due, outlasted)
         return due
+
+    def audio_read(self, duration_s: float, now: float) -> list[BargeInAction]:
+        """``duration_s`` more of the caller's audio was read (after the VAD's frames for it):
+        once it makes the wait after their stop, the verdict of that wait."""
+        if not self.counting_quiet:
+            return []
+        self._quiet_audio_s += duration_s
+        return self.tick(now)
+
+    def _quiet_wait_s(self) -> float:
+        return self._resume_quiet_s if self._heard else self._no_words_s
 
     # -- the bot ------------------------------------------------------------------------------
 
@@ -242,7 +269,8 @@ class BargeIn:
         self._speaking_since_s = None
         if self._paused_at_s is None:
             return []
-        self._quiet_since_s = now  # a backchannel heard, or words still to come: ``tick`` decides
+        self._quiet_since_s = now  # a backchannel heard, or words still to come: the quiet decides
+        self._quiet_audio_s = 0.0
         return []
 
     def words(self, text: str, now: float, *, final: bool, heard: Heard | None = None) -> list[BargeInAction]:
@@ -322,13 +350,16 @@ class BargeIn:
         return next((w for w in self._backchannel_spellings if w.startswith(word)), word)
 
     def tick(self, now: float) -> list[BargeInAction]:
-        due = self.next_deadline_s()
-        if due is None or now < due:
+        if self._paused_at_s is None:
             return []
         outlasted = self._outlasted_at_s()
         if outlasted is not None and now >= outlasted:
             return self._unduck()  # longer than a backchannel, and not all its words: a turn
-        return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+        due = self.next_deadline_s()
+        waited = self._quiet_since_s is not None and self._quiet_audio_s >= self._quiet_wait_s() - 1e-9
+        if waited or (due is not None and now >= due):
+            return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+        return []
 
     def _outlasted_at_s(self) -> float | None:
         """When a ducked answer over speech that peeks follow, whose words are not all a
@@ -373,4 +404,13 @@ class BargeIn:
         return acts
 
 
-__all__ = ["BargeIn", "BargeInAction", "DuckBot", "Interrupt", "PauseBot", "ResumeBot", "StartTurn"]
+__all__ = [
+    "QUIET_BOUND_S",
+    "BargeIn",
+    "BargeInAction",
+    "DuckBot",
+    "Interrupt",
+    "PauseBot",
+    "ResumeBot",
+    "StartTurn",
+]

@@ -221,6 +221,14 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
     async def process_frame(self, frame: Frame) -> ProcessFrameResult | None:
         now = _now()
         acts: list[BargeInAction] = []
+        if isinstance(frame, InputAudioRawFrame):
+            # the waits after the caller's stop count their audio: read late, it still holds the
+            # VAD's start for the rest of "Actually, | can we ..." before the wait runs out
+            if self._barge.counting_quiet:
+                duration_s = len(frame.audio) / (2 * frame.sample_rate * frame.num_channels)
+                if acts := self._barge.audio_read(duration_s, now):
+                    await self._act(acts)
+            return ProcessFrameResult.CONTINUE
         if isinstance(frame, BotStartedSpeakingFrame):
             acts = self._barge.bot_started(now)
         elif isinstance(frame, BotStoppedSpeakingFrame):
