@@ -178,6 +178,29 @@ def test_a_noise_with_no_words_resumes_the_bot_within_the_bound() -> None:
     assert long.next_deadline_s() == 4.0 and long.tick(4.0) == [ResumeBot("")]
 
 
+def test_words_that_come_after_a_resume_with_no_words_still_interrupt() -> None:
+    """A loaded machine's recognizer can take longer than a noise's wait: the bot resumed over
+    "Actually, can we make it seven instead?" with no words yet. When the words come, a turn's
+    interrupt the resumed answer; a backchannel's, or words after the answer ended, do not."""
+    barge = speaking()
+    barge.speech_started(1.0)
+    barge.speech_stopped(3.0)
+    assert read_audio(barge, 3.0, 3.6)[-1:] == [ResumeBot("")]
+    said = "actually can we make it seven instead"
+    assert barge.words(said, 3.9, final=True) == [Interrupt(said)]
+    assert barge.interrupted == 1 and barge.resumed == 0
+    assert barge.speech_started(5.0) == [StartTurn()]  # the bot is silent: an ordinary turn
+    for late, then in (("yeah", []), (said, [])):
+        other = speaking()
+        other.speech_started(1.0)
+        other.speech_stopped(1.5)
+        assert read_audio(other, 1.5, 2.1)[-1:] == [ResumeBot("")]
+        if late == said:
+            other.bot_stopped(2.5)  # the answer ended before the words came: no answer to cut
+        assert other.words(late, 2.8, final=True) == then
+        assert other.resumed == 1 and other.interrupted == 0
+
+
 def test_after_an_interruption_the_bot_is_silent_so_the_next_speech_is_a_turn() -> None:
     """Interrupt ends the bot's turn: further speech starts an ordinary turn, not a pause."""
     barge = speaking()

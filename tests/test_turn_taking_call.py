@@ -12,6 +12,7 @@ with one ``clear`` and nothing of that answer after it. Waits are bounded in car
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,6 +22,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from agent.responder import DEMO_INTENTS, FALLBACK, pick_intent
 from agent.server import AgentSettings, CallRecord, create_agent_app
+from agent.settings import TURN_TAKING
+from agent.turn_taking.barge_in import BargeIn
 from transports.asterisk.carrier import AsteriskPbx
 from transports.exotel.carrier import ExotelCarrier
 from transports.plivo.carrier import PlivoCarrier
@@ -225,3 +228,30 @@ def test_a_barge_in_whose_words_end_the_turn_at_once_follows_the_bots_heard_word
     assert 0 < len(interrupted) < len(words(pick_intent(first).answer))
     assert interrupted == words(pick_intent(first).answer)[: len(interrupted)]
     assert answer == words(pick_intent(barge_in).answer)
+
+
+def test_a_barge_ins_words_that_come_after_the_bot_resumed_still_take_the_turn(
+    hibari_backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a loaded machine whisper's words for a barge-in can come after the wait for a noise's
+    (``no_words_s``), and the bot had resumed its answer; those words were then dropped, and the
+    question never answered (CI's ``test_v2v_bench``). Here the wait is made shorter than any
+    transcription (20 ms of audio): the words still interrupt the resumed answer, and the new
+    question is answered."""
+    first, barge_in = "I want to make a reservation.", "Is it sunny today?"
+    hasty = dataclasses.replace(TURN_TAKING["smart"], barge_in=lambda: BargeIn(no_words_s=0.02))
+    monkeypatch.setitem(TURN_TAKING, "smart", hasty)
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        carrier.say(mulaw(backend, first))
+        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 12, max_ticks=MAX_TICKS)
+        said = carrier.say(mulaw(backend, barge_in))
+        assert await carrier.wait_until(lambda c: said.done and not c.speaking, max_ticks=MAX_TICKS)
+        end = carrier.tick
+        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(60), max_ticks=MAX_TICKS)
+        return {}
+
+    _, record, _ = call(hibari_backend, scenario, settings=AgentSettings())
+    said = [(m["role"], words(str(m["content"]))) for m in record.messages if m["role"] != "system"]
+    assert [role for role, _ in said] == ["user", "assistant", "user", "assistant"], said
+    assert said[3][1] == words(pick_intent(barge_in).answer)

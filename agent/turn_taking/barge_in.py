@@ -185,6 +185,9 @@ class BargeIn:
         #: a peek found a turn: nothing ducks the answer again until the verdict (the words of a
         #: sentence read at its comma, "actually" at 0.1, are no backchannel's)
         self._turn_peeked = False
+        #: the bot resumed over speech whose words had not come (a noise, or a recognizer running
+        #: late on a loaded machine): the final words of that speech may still make it a turn
+        self._resumed_unheard = False
         #: pauses taken back (the bot resumed) and confirmed, for metrics
         self.resumed = 0
         self.interrupted = 0
@@ -240,12 +243,14 @@ class BargeIn:
     def bot_stopped(self, now: float) -> list[BargeInAction]:
         """The bot's audio ended (its answer was done, or a confirmed interruption cut it)."""
         self._bot_speaking = False
+        self._resumed_unheard = False
         return []
 
     # -- the caller ---------------------------------------------------------------------------
 
     def speech_started(self, now: float) -> list[BargeInAction]:
         self._speaking_since_s = now
+        self._resumed_unheard = False  # the words of new speech decide in its own pause
         if self._paused_at_s is not None:
             self._quiet_since_s = None  # still (or again) speaking over the paused bot
             return self.speech_resumed(now)
@@ -278,6 +283,8 @@ class BargeIn:
         far the recognizer trusts it (``heard``; None: it did not say, the words count). An
         interim with confidence is a recognizer's preview at a pause and decides nothing."""
         said = words_of(text)
+        if self._paused_at_s is None and final and said and self._resumed_unheard:
+            return self._late_words(text, said, heard)
         if self._paused_at_s is None or not said:
             return []
         since = self._speaking_since_s
@@ -291,13 +298,7 @@ class BargeIn:
             # backchannel's words let the answer go on, ducked, at once
             return self._duck() if self._listening(said, heard, takes_turn, long) else []
         if final:
-            trusted = heard is None or heard.trusted(self._trust)
-            # the number of words counts unless they are a fluent recognizer's guess (whisper wrote
-            # "that's what I'm doing" for the "sure" of "Okay, sure.")
-            counted = trusted or heard is None or not heard.fluent
-            sentence = len(said) >= self._turn_min_words and counted
-            stop = trusted and any(w in self._stop_words for w in said)
-            if takes_turn and (long or sentence or stop):
+            if self._final_is_turn(said, heard, takes_turn=takes_turn, long=long):
                 return self._end([Interrupt(text.strip())], interrupted=True)
             self._heard.append(text.strip())  # a backchannel: resumed once the caller stays quiet
             return self._duck() if self._listening(said, heard, takes_turn, long) else []
@@ -358,7 +359,34 @@ class BargeIn:
         due = self.next_deadline_s()
         waited = self._quiet_since_s is not None and self._quiet_audio_s >= self._quiet_wait_s() - 1e-9
         if waited or (due is not None and now >= due):
-            return self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+            unheard = not self._heard
+            acts = self._end([ResumeBot(" ".join(self._heard))], interrupted=False)
+            self._resumed_unheard = unheard and self._bot_speaking
+            return acts
+        return []
+
+    def _final_is_turn(self, said: list[str], heard: Heard | None, *, takes_turn: bool, long: bool) -> bool:
+        """Whether final words over the bot make a turn: words that interrupt (``takes_turn``), and
+        speech longer than a backchannel, a sentence's number of words, or a trusted stop word."""
+        trusted = heard is None or heard.trusted(self._trust)
+        # the number of words counts unless they are a fluent recognizer's guess (whisper wrote
+        # "that's what I'm doing" for the "sure" of "Okay, sure.")
+        counted = trusted or heard is None or not heard.fluent
+        sentence = len(said) >= self._turn_min_words and counted
+        stop = trusted and any(w in self._stop_words for w in said)
+        return takes_turn and (long or sentence or stop)
+
+    def _late_words(self, text: str, said: list[str], heard: Heard | None) -> list[BargeInAction]:
+        """The final words of speech the bot resumed over before they came (``no_words_s`` is a
+        noise's wait, and a loaded machine's recognizer can take longer): a turn's words still
+        interrupt the resumed answer, by the rules of a final in the pause; others change nothing."""
+        self._resumed_unheard = False
+        takes_turn = interrupts(text, self._backchannels, self._stop_words)
+        if self._final_is_turn(said, heard, takes_turn=takes_turn, long=False):
+            self.resumed -= 1  # it was no pause taken back after all
+            self.interrupted += 1
+            self._bot_speaking = False
+            return [Interrupt(text.strip())]
         return []
 
     def _outlasted_at_s(self) -> float | None:
