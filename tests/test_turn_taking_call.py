@@ -202,6 +202,26 @@ def test_a_real_barge_in_stops_the_answer_with_one_clear_and_nothing_after(
     assert log.violations == []
 
 
+FIRST, BARGE_IN = "I want to make a reservation.", "Is it sunny today?"
+
+
+def question_then_barge_in(hibari_backend: Backend) -> list[tuple[str, list[str]]]:
+    """A question, and a new one over its answer on the default settings (whisper): the context's
+    messages after the system prompt, each (role, its words)."""
+
+    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
+        carrier.say(mulaw(backend, FIRST))
+        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 12, max_ticks=MAX_TICKS)
+        said = carrier.say(mulaw(backend, BARGE_IN))
+        assert await carrier.wait_until(lambda c: said.done and not c.speaking, max_ticks=MAX_TICKS)
+        end = carrier.tick
+        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(60), max_ticks=MAX_TICKS)
+        return {}
+
+    _, record, _ = call(hibari_backend, scenario, settings=AgentSettings())
+    return [(m["role"], words(str(m["content"]))) for m in record.messages if m["role"] != "system"]
+
+
 def test_a_barge_in_whose_words_end_the_turn_at_once_follows_the_bots_heard_words(
     hibari_backend: Backend,
 ) -> None:
@@ -210,24 +230,12 @@ def test_a_barge_in_whose_words_end_the_turn_at_once_follows_the_bots_heard_word
     the same moment. The bot's heard words still come first in the context, and the LLM answers
     the new question alone (it had got the caller's two questions in a row and answered the
     first)."""
-    first, barge_in = "I want to make a reservation.", "Is it sunny today?"
-
-    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
-        carrier.say(mulaw(backend, first))
-        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 12, max_ticks=MAX_TICKS)
-        said = carrier.say(mulaw(backend, barge_in))
-        assert await carrier.wait_until(lambda c: said.done and not c.speaking, max_ticks=MAX_TICKS)
-        end = carrier.tick
-        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(60), max_ticks=MAX_TICKS)
-        return {}
-
-    _, record, _ = call(hibari_backend, scenario, settings=AgentSettings())
-    said = [(m["role"], words(str(m["content"]))) for m in record.messages if m["role"] != "system"]
+    said = question_then_barge_in(hibari_backend)
     assert [role for role, _ in said] == ["user", "assistant", "user", "assistant"], said
     interrupted, answer = said[1][1], said[3][1]
-    assert 0 < len(interrupted) < len(words(pick_intent(first).answer))
-    assert interrupted == words(pick_intent(first).answer)[: len(interrupted)]
-    assert answer == words(pick_intent(barge_in).answer)
+    assert 0 < len(interrupted) < len(words(pick_intent(FIRST).answer))
+    assert interrupted == words(pick_intent(FIRST).answer)[: len(interrupted)]
+    assert answer == words(pick_intent(BARGE_IN).answer)
 
 
 def test_a_barge_ins_words_that_come_after_the_bot_resumed_still_take_the_turn(
@@ -238,20 +246,8 @@ def test_a_barge_ins_words_that_come_after_the_bot_resumed_still_take_the_turn(
     question never answered (CI's ``test_v2v_bench``). Here the wait is made shorter than any
     transcription (20 ms of audio): the words still interrupt the resumed answer, and the new
     question is answered."""
-    first, barge_in = "I want to make a reservation.", "Is it sunny today?"
     hasty = dataclasses.replace(TURN_TAKING["smart"], barge_in=lambda: BargeIn(no_words_s=0.02))
     monkeypatch.setitem(TURN_TAKING, "smart", hasty)
-
-    async def scenario(carrier: Carrier, backend: Backend) -> dict[str, Any]:
-        carrier.say(mulaw(backend, first))
-        assert await carrier.wait_until(lambda c: len(c.log.echoed) >= 12, max_ticks=MAX_TICKS)
-        said = carrier.say(mulaw(backend, barge_in))
-        assert await carrier.wait_until(lambda c: said.done and not c.speaking, max_ticks=MAX_TICKS)
-        end = carrier.tick
-        await carrier.wait_until(lambda c: c.last_media_tick > end and c.idle_for(60), max_ticks=MAX_TICKS)
-        return {}
-
-    _, record, _ = call(hibari_backend, scenario, settings=AgentSettings())
-    said = [(m["role"], words(str(m["content"]))) for m in record.messages if m["role"] != "system"]
+    said = question_then_barge_in(hibari_backend)
     assert [role for role, _ in said] == ["user", "assistant", "user", "assistant"], said
-    assert said[3][1] == words(pick_intent(barge_in).answer)
+    assert said[3][1] == words(pick_intent(BARGE_IN).answer)
