@@ -384,9 +384,7 @@ class BargeIn:
         takes_turn = interrupts(text, self._backchannels, self._stop_words)
         if self._final_is_turn(said, heard, takes_turn=takes_turn, long=False):
             self.resumed -= 1  # it was no pause taken back after all
-            self.interrupted += 1
-            self._bot_speaking = False
-            return [Interrupt(text.strip())]
+            return self._end([Interrupt(text.strip())], interrupted=True)
         return []
 
     def _outlasted_at_s(self) -> float | None:

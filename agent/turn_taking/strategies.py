@@ -205,6 +205,11 @@ def _now() -> float:
     return asyncio.get_running_loop().time()
 
 
+def _duration_s(frame: InputAudioRawFrame) -> float:
+    """Seconds of 16-bit audio in ``frame``."""
+    return len(frame.audio) / (2 * frame.sample_rate * frame.num_channels)
+
+
 class TakeBackStartStrategy(BaseUserTurnStartStrategy):
     """Pause the bot when the caller speaks over it; interrupt or resume by what they said."""
 
@@ -224,10 +229,8 @@ class TakeBackStartStrategy(BaseUserTurnStartStrategy):
         if isinstance(frame, InputAudioRawFrame):
             # the waits after the caller's stop count their audio: read late, it still holds the
             # VAD's start for the rest of "Actually, | can we ..." before the wait runs out
-            if self._barge.counting_quiet:
-                duration_s = len(frame.audio) / (2 * frame.sample_rate * frame.num_channels)
-                if acts := self._barge.audio_read(duration_s, now):
-                    await self._act(acts)
+            if self._barge.counting_quiet and (acts := self._barge.audio_read(_duration_s(frame), now)):
+                await self._act(acts)
             return ProcessFrameResult.CONTINUE
         if isinstance(frame, BotStartedSpeakingFrame):
             acts = self._barge.bot_started(now)
@@ -367,7 +370,7 @@ class SmartTurnStopStrategy(BaseUserTurnStopStrategy):
     async def _level(self, frame: InputAudioRawFrame, now: float) -> None:
         """Follow the caller's level: a pause before the VAD's stop, or speech again."""
         assert self._pauses is not None
-        duration_s = len(frame.audio) / (2 * frame.sample_rate * frame.num_channels)
+        duration_s = _duration_s(frame)
         if self._turn.holding:  # a resumption waits on the VAD: for so much audio, not time
             await self._act(self._turn.audio_read(duration_s, now))
         event = self._pauses.feed(frame.audio, now, duration_s)
