@@ -339,12 +339,15 @@ def print_endings(report: dict[str, Any]) -> None:
         )
 
 
-def _halves(row: dict[str, Any], verdict: str) -> str:
-    """ "12/13, 8 whole too": the unfinished halves given ``verdict`` ("read_unfinished" or
-    "held"), of all of them, and the whole phrases given it too."""
-    halves = row[f"unfinished_halves_{verdict}"]
-    wholes = row["whole_phrases_read_unfinished" if verdict == "read_unfinished" else "whole_phrases_held"]
-    return f"{halves}/{row['unfinished_halves']}, {wholes} whole too"
+#: a verdict's two keys of a row: the unfinished halves given it, and the whole phrases given it
+READ_UNFINISHED = ("unfinished_halves_read_unfinished", "whole_phrases_read_unfinished")
+HELD = ("unfinished_halves_held", "whole_phrases_held")
+
+
+def _halves(row: dict[str, Any], halves: str, wholes: str) -> str:
+    """ "12/13, 8 whole too": the unfinished halves counted under ``halves``, of all of them, and
+    the whole phrases counted under ``wholes`` (``READ_UNFINISHED``, ``HELD``)."""
+    return f"{row[halves]}/{row['unfinished_halves']}, {row[wholes]} whole too"
 
 
 def print_report(report: dict[str, Any]) -> None:
@@ -383,10 +386,10 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{row['trusted_last_word_right']} last word right"
             )
         print(f"{'  utterances trusted (Heard.trusted)':<58}" + "".join(f"{c:>26}" for c in cells))
-        cells = [_halves(report[s]["settings"][default], "read_unfinished") for s in sets]
+        cells = [_halves(report[s]["settings"][default], *READ_UNFINISHED) for s in sets]
         print(f"{'  unfinished halves read unfinished':<58}" + "".join(f"{c:>26}" for c in cells))
     for setting in rows:
-        cells = [_halves(report[s]["settings"][setting], "held") for s in sets]
+        cells = [_halves(report[s]["settings"][setting], *HELD) for s in sets]
         print(f"{'halves held, ' + setting:<58}" + "".join(f"{c:>26}" for c in cells))
     for setting in rows:
         print(

@@ -402,6 +402,7 @@ async def run_bench(
         "passes": passes,
         "sets": {},
     }
+    probe = await asyncio.to_thread(probe_samples, backend)
     for name in sets:
         callers = CALLER_SETS[name]
         count = turns or callers.acts
@@ -410,7 +411,7 @@ async def run_bench(
         probes: dict[str, list[float]] = {bot: [] for bot in bots}
         for k in range(passes):
             for bot in bots:  # the bots take turns, pass by pass: what else runs affects them alike
-                probes[bot].append(await asyncio.to_thread(machine_probe_s, backend))
+                probes[bot].append(await asyncio.to_thread(machine_probe_s, probe))
                 t0 = time.monotonic()
                 runs[bot].append(await RUNNERS[bot](backend, acts, demo_grammar, carrier))
                 done = f"{name}/{bot}" + (f" pass {k + 1}/{passes}" if passes > 1 else "")
@@ -426,9 +427,13 @@ async def run_bench(
     return report
 
 
-def machine_probe_s(backend: HibariBackend) -> float:
-    """The p50 seconds whisper tiny (the agent's one instance) takes on ``PROBE_PHRASE``."""
-    samples = pcm16_to_float(spoken_pcm(backend, PROBE_PHRASE, WHISPER_RATE, seed=0))
+def probe_samples(backend: HibariBackend) -> np.ndarray:
+    """``PROBE_PHRASE`` as whisper reads it (float32 at its rate), made once per run."""
+    return pcm16_to_float(spoken_pcm(backend, PROBE_PHRASE, WHISPER_RATE, seed=0))
+
+
+def machine_probe_s(samples: np.ndarray) -> float:
+    """The p50 seconds whisper tiny (the agent's one instance) takes on ``samples``."""
     whisper = load_tiny_whisper()
     took: list[float] = []
     for _ in range(PROBE_ROUNDS):
